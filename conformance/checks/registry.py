@@ -1,0 +1,91 @@
+"""The check registry: one entry per check id, with its requirements and severity.
+
+A check is declared once, with `define(...)`, in the catalogue module of its suite
+(for example conformance/checks/address/catalogue.py). Tests in suites/ name the check
+they implement with `@pytest.mark.check("<id>")`; the pytest plugin reads requirement
+ids and severity from here, so they are never repeated in test code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Severity(str, Enum):
+    MUST = "MUST"  # a failure fails the run (exit code 1)
+    SHOULD = "SHOULD"  # a failure is a warning
+    OBSERVATION = "observation"  # a measured fact the spec leaves open; never fails the run
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Check:
+    id: str
+    title: str
+    requirements: tuple[str, ...]
+    severity: Severity
+    suite: str
+    # Optional grouping for reports: seed part or RFC area ("part 4 / pagination").
+    feature: str = ""
+    # Mock faults this check exists to catch: under each, it must fail (meta-tested).
+    proven_by: tuple[str, ...] = field(default_factory=tuple)
+    # Faults under which it may plausibly fail as collateral (another rule broke first).
+    may_fail_under: tuple[str, ...] = field(default_factory=tuple)
+
+
+_REGISTRY: dict[str, Check] = {}
+
+
+def define(
+    check_id: str,
+    title: str,
+    *,
+    requirements: tuple[str, ...] | list[str],
+    severity: Severity,
+    suite: str,
+    feature: str = "",
+    proven_by: tuple[str, ...] | list[str] = (),
+    may_fail_under: tuple[str, ...] | list[str] = (),
+) -> Check:
+    """Declare a check. Ids are unique; redefining one with other metadata is an error."""
+    if not requirements:
+        raise ValueError(f"check {check_id!r} names no requirement")
+    check = Check(
+        check_id, title, tuple(requirements), severity, suite, feature,
+        tuple(proven_by), tuple(may_fail_under),
+    )
+    existing = _REGISTRY.get(check_id)
+    if existing is not None and existing != check:
+        raise ValueError(f"check {check_id!r} is defined twice with different metadata")
+    _REGISTRY[check_id] = check
+    return check
+
+
+def check_by_id(check_id: str) -> Check:
+    load_catalogues()
+    try:
+        return _REGISTRY[check_id]
+    except KeyError:
+        raise KeyError(f"unknown check id {check_id!r}") from None
+
+
+def registered_checks(suite: str | None = None) -> list[Check]:
+    load_catalogues()
+    return sorted(
+        (c for c in _REGISTRY.values() if suite is None or c.suite == suite), key=lambda c: c.id
+    )
+
+
+def load_catalogues() -> None:
+    """Import every suite's catalogue so the registry is complete."""
+    import importlib
+
+    for module in _CATALOGUES:
+        importlib.import_module(module)
+
+
+# Each suite adds its catalogue module here.
+_CATALOGUES: tuple[str, ...] = ("conformance.checks.address.catalogue",)

@@ -1,0 +1,181 @@
+"""The `conformance` command: a thin layer over the library and the pytest plugin.
+
+    conformance run      [--profile P] [--suite address ...] [--report-dir D] [--mock-fault F ...] [-- PYTEST_ARGS]
+    conformance mock     [--profile P] [--fault F ...] | --list-faults
+    conformance profiles
+
+Exit codes: 0 every MUST check passed; 1 a MUST check failed; 2 usage or configuration
+error; 3 an environment was unreachable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import threading
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+from conformance.errors import ConfigError, ExitCode, HarnessError
+from conformance.mocks import faults as fault_catalogue
+from conformance.profiles import REPO_ROOT, load_profile, shipped_profiles
+
+SUITES = ("address",)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="conformance", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    run = commands.add_parser("run", help="run the conformance suites against a profile's environment")
+    run.add_argument("--profile", default="local-mock", help="profile name or path (default: local-mock)")
+    run.add_argument("--suite", action="append", choices=SUITES, help="suite to run (repeatable; default: all)")
+    run.add_argument("--report-dir", help="report directory (default: reports/<UTC time>-<profile>)")
+    run.add_argument("--mock-fault", action="append", default=[], metavar="NAME", help="switch a mock fault on (repeatable)")
+    run.add_argument("--seed", type=int, help="fuzzing seed (default: the profile's, else random; always reported)")
+    run.add_argument("--max-examples", type=int, help="fuzzing examples per operation (default: the profile's)")
+    run.add_argument("-n", "--workers", default="auto", help="pytest-xdist workers: a number, 'auto', or 0 for serial (default: auto)")
+    run.add_argument("--no-html", action="store_true", help="do not render the Allure HTML report")
+    run.add_argument("pytest_args", nargs=argparse.REMAINDER, help="after --: passed to pytest")
+    run.set_defaults(handler=cmd_run)
+
+    mock = commands.add_parser("mock", help="start the local mock servers in the foreground")
+    mock.add_argument("--profile", default="local-mock", help="profile whose mock services to start")
+    mock.add_argument("--fault", action="append", default=[], metavar="NAME", help="switch a fault on (repeatable)")
+    mock.add_argument("--list-faults", action="store_true", help="print the fault catalogue and exit")
+    mock.add_argument("--keys-file", help="where to write the mock's API keys (default: reports/mock-keys.env)")
+    mock.set_defaults(handler=cmd_mock)
+
+    profiles = commands.add_parser("profiles", help="list the shipped profiles")
+    profiles.set_defaults(handler=cmd_profiles)
+
+    try:
+        from conformance.soap.cli import add_soap_commands
+    except ImportError:  # the SOAP part is optional until it lands
+        pass
+    else:
+        add_soap_commands(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, as we document
+        return int(exc.code or 0)
+    try:
+        return int(args.handler(args))
+    except HarnessError as exc:
+        print(f"conformance: {exc}", file=sys.stderr)
+        return int(exc.exit_code)
+    except KeyboardInterrupt:
+        print("conformance: interrupted", file=sys.stderr)
+        return int(ExitCode.USAGE)
+
+
+# --------------------------------------------------------------------------- run
+def cmd_run(args: argparse.Namespace) -> int:
+    import pytest
+
+    profile = load_profile(args.profile)  # fail early with exit 2, before pytest starts
+    fault_catalogue.resolve(args.mock_fault)
+    if args.mock_fault and not profile.uses_mock:
+        raise ConfigError(f"--mock-fault needs a profile that starts mock servers; {profile.name} starts none")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    report_dir = Path(args.report_dir or REPO_ROOT / "reports" / f"{stamp}-{profile.name}").resolve()
+    pytest_args = build_pytest_args(args, profile_ref=str(profile.path), report_dir=report_dir)
+    code = pytest.main(pytest_args)
+    code = _map_pytest_exit(int(code))
+    if not args.no_html and (report_dir / "allure-results").is_dir():
+        from conformance.reporting.html import render_allure_html
+
+        html = render_allure_html(report_dir)
+        print(f"Allure report: {html}" if html else "Allure report: not rendered (node tools missing; see README)")
+    print(f"summary: {report_dir / 'summary.json'}  exit code {code}")
+    return code
+
+
+def build_pytest_args(args: argparse.Namespace, *, profile_ref: str, report_dir: Path) -> list[str]:
+    suites = args.suite or list(SUITES)
+    out = [str(REPO_ROOT / "suites" / s) for s in suites]
+    out += ["--profile", profile_ref, "--report-dir", str(report_dir), "-p", "no:cacheprovider"]
+    for name in args.mock_fault:
+        out += ["--mock-fault", name]
+    if args.seed is not None:
+        out += ["--hypothesis-seed", str(args.seed)]
+    if args.max_examples is not None:
+        out += ["--fuzz-max-examples", str(args.max_examples)]
+    if str(args.workers) not in ("0", "1"):
+        out += ["-n", str(args.workers)]
+    extra = list(args.pytest_args or [])
+    if extra and extra[0] == "--":
+        extra = extra[1:]
+    return out + extra
+
+
+def _map_pytest_exit(code: int) -> int:
+    # pytest: 2 interrupted, 3 internal error, 4 usage error, 5 no tests collected.
+    # Our plugin already returns 0/1/2/3 through pytest.exit and the session status.
+    if code in (4, 5):
+        return int(ExitCode.USAGE)
+    return code
+
+
+# --------------------------------------------------------------------------- mock
+def cmd_mock(args: argparse.Namespace) -> int:
+    if args.list_faults:
+        for fault in fault_catalogue.catalogue():
+            print(f"{fault.name:55} {fault.description}")
+        return 0
+    from conformance.mocks.launcher import MockCluster
+
+    profile = load_profile(args.profile)
+    if not profile.uses_mock:
+        raise ConfigError(f"profile {profile.name} starts no mock servers")
+    cluster = MockCluster(profile, fault_catalogue.resolve(args.fault))
+    stop = threading.Event()
+    with cluster:
+        keys_file = Path(args.keys_file or REPO_ROOT / "reports" / "mock-keys.env")
+        _write_keys(keys_file, cluster.secrets)
+        for name, url in cluster.urls.items():
+            print(f"{name}: {url}")
+        if args.fault:
+            print(f"faults on: {', '.join(args.fault)}")
+        print(f"API keys written to {keys_file} (source it, or copy it to .env). Ctrl-C stops.", flush=True)
+        try:
+            while not stop.wait(0.5):
+                pass
+        except KeyboardInterrupt:
+            print("stopping mock servers", flush=True)
+    return 0
+
+
+def _write_keys(path: Path, secrets: dict[str, str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.writelines(f"{name}={value}\n" for name, value in sorted(secrets.items()))
+
+
+# --------------------------------------------------------------------------- profiles
+def cmd_profiles(args: argparse.Namespace) -> int:
+    for path in shipped_profiles():
+        try:
+            profile = load_profile(str(path))
+        except ConfigError as exc:
+            print(f"{path.stem:15} INVALID: {exc}")
+            continue
+        targets = ", ".join(
+            f"{name}: {'local mock' if svc.mock else svc.base_url}" for name, svc in profile.services.items()
+        )
+        switches = ", ".join(k for k in ("fuzz", "negative", "flood") if getattr(profile.safety, k)) or "none"
+        print(f"{profile.name:15} {profile.description}")
+        print(f"{'':15} targets: {targets}; allows: {switches}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""HTTP plumbing: recorded exchanges, redaction, and the paced client."""

@@ -1,0 +1,178 @@
+"""The HTTP client every suite uses: paced, budgeted, quota-guarded, recorded, redacted.
+
+Built on httpx. Every response is turned into a redacted `Exchange` and handed to the
+Recorder before any caller sees it, so nothing unredacted can reach a report.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import httpx
+
+from conformance.errors import NotApplicable, UnreachableError
+from conformance.http.exchange import MAX_BODY, Exchange, Headers
+from conformance.http.redaction import Redactor
+
+
+class BudgetExhausted(NotApplicable):
+    """The profile's request budget, or its daily-quota reserve, is used up."""
+
+
+@dataclass
+class Recorder:
+    """Collects the exchanges of the current test; the reporting adapter attaches them."""
+
+    exchanges: list[Exchange] = field(default_factory=list)
+
+    def record(self, exchange: Exchange) -> None:
+        self.exchanges.append(exchange)
+
+    def take(self) -> list[Exchange]:
+        taken, self.exchanges = self.exchanges, []
+        return taken
+
+
+class Pacer:
+    """Keeps requests at or below a rate, and counts them against a budget."""
+
+    def __init__(self, requests_per_second: float = 0.0, budget: int = 0) -> None:
+        self._interval = 1.0 / requests_per_second if requests_per_second > 0 else 0.0
+        self._budget = budget
+        self._sent = 0
+        self._next_at = 0.0
+        self._lock = threading.Lock()
+        self.quota_stop: str | None = None
+
+    def acquire(self) -> None:
+        with self._lock:
+            if self.quota_stop:
+                raise BudgetExhausted(self.quota_stop)
+            if self._budget and self._sent >= self._budget:
+                raise BudgetExhausted(f"request budget of {self._budget} used up")
+            self._sent += 1
+            now = time.monotonic()
+            wait = self._next_at - now
+            self._next_at = max(now, self._next_at) + self._interval
+        if wait > 0:
+            # Pacing a real environment: this wait is the point, not synchronisation.
+            time.sleep(wait)
+
+    @property
+    def sent(self) -> int:
+        return self._sent
+
+
+class ApiClient:
+    """A base URL plus default headers; `request` returns a redacted Exchange."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        redactor: Redactor,
+        recorder: Recorder,
+        pacer: Pacer | None = None,
+        timeout_s: float = 10.0,
+        default_headers: Mapping[str, str] | None = None,
+        on_response: Callable[[httpx.Response], None] | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._redactor = redactor
+        self._recorder = recorder
+        self._pacer = pacer or Pacer()
+        self._on_response = on_response
+        self._http = httpx.Client(
+            timeout=httpx.Timeout(timeout_s),
+            headers=dict(default_headers or {}),
+            follow_redirects=False,
+            trust_env=False,  # never route loopback traffic through a proxy
+        )
+
+    def close(self) -> None:
+        self._http.close()
+
+    def url_for(self, path: str) -> str:
+        if path.startswith(("http://", "https://")):
+            return path
+        return self.base_url + (path if path.startswith("/") else "/" + path)
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
+        headers: Mapping[str, str] | None = None,
+        content: bytes | None = None,
+        omit_headers: Sequence[str] = (),
+    ) -> Exchange:
+        self._pacer.acquire()
+        request = self._http.build_request(
+            method, self.url_for(path), params=params, headers=headers, content=content
+        )
+        for name in omit_headers:
+            request.headers.pop(name, None)
+        started = time.monotonic()
+        try:
+            response = self._http.send(request, stream=True)
+            try:
+                body, truncated = _read_bounded(response)
+            finally:
+                response.close()
+        except httpx.TransportError as exc:
+            raise UnreachableError(
+                f"{_origin(request.url)} is unreachable: {type(exc).__name__}: {exc}"
+            ) from None
+        if self._on_response is not None:
+            self._on_response(response)
+        raw = Exchange(
+            method=request.method,
+            url=str(request.url),
+            request_headers=Headers(list(request.headers.multi_items())),
+            request_body=request.content or b"",
+            status=response.status_code,
+            response_headers=Headers(list(response.headers.multi_items())),
+            body=body,
+            truncated=truncated,
+            elapsed_ms=(time.monotonic() - started) * 1000,
+        )
+        return self.record(raw)
+
+    def record(self, raw: Exchange) -> Exchange:
+        """Redact, then record: the only way an exchange enters the harness."""
+        exchange = self._redactor.exchange(raw)
+        self._recorder.record(exchange)
+        return exchange
+
+    def get(self, path: str, **kwargs: object) -> Exchange:
+        return self.request("GET", path, **kwargs)  # type: ignore[arg-type]
+
+
+def _read_bounded(response: httpx.Response) -> tuple[bytes, bool]:
+    chunks: list[bytes] = []
+    size = 0
+    for chunk in response.iter_bytes():
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_BODY:
+            return b"".join(chunks)[:MAX_BODY], True
+    return b"".join(chunks), False
+
+
+def _origin(url: httpx.URL) -> str:
+    return f"{url.scheme}://{url.host}" + (f":{url.port}" if url.port else "")
+
+
+def probe(base_url: str, timeout_s: float = 5.0) -> None:
+    """Raise UnreachableError when nothing answers at base_url. Any HTTP answer is fine."""
+    try:
+        with httpx.Client(timeout=timeout_s, trust_env=False) as client:
+            client.get(base_url)
+    except httpx.TransportError as exc:
+        raise UnreachableError(
+            f"{base_url} is unreachable ({type(exc).__name__}: {exc or 'no answer'})"
+        ) from None

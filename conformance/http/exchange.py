@@ -1,0 +1,124 @@
+"""A recorded HTTP exchange: the single value every check looks at.
+
+Checks are pure functions of an Exchange. The same type comes from our own httpx
+client (see client.py) and from schemathesis responses (see from_schemathesis), so a
+domain check is written once and used by scenario tests and by fuzzing alike.
+
+Bodies are kept as bytes, bounded by MAX_BODY; JSON is parsed lazily and defensively.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+MAX_BODY = 8 * 1024 * 1024  # a larger server body is cut; checks see `truncated`
+
+
+class Headers:
+    """Case-insensitive, multi-valued, immutable header view."""
+
+    def __init__(self, items: list[tuple[str, str]] | None = None) -> None:
+        self._items = list(items or [])
+
+    def get(self, name: str, default: str | None = None) -> str | None:
+        lname = name.lower()
+        for key, value in self._items:
+            if key.lower() == lname:
+                return value
+        return default
+
+    def get_all(self, name: str) -> list[str]:
+        lname = name.lower()
+        return [v for k, v in self._items if k.lower() == lname]
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.get(name) is not None
+
+    def items(self) -> list[tuple[str, str]]:
+        return list(self._items)
+
+    def __repr__(self) -> str:
+        return f"Headers({self._items!r})"
+
+
+@dataclass(frozen=True)
+class Exchange:
+    method: str
+    url: str
+    request_headers: Headers
+    request_body: bytes
+    status: int
+    response_headers: Headers
+    body: bytes
+    truncated: bool = False
+    elapsed_ms: float = 0.0
+    # Free-form notes a check or flow adds (never secrets).
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    # --- request side -------------------------------------------------------------
+    @property
+    def path(self) -> str:
+        return urlsplit(self.url).path
+
+    @property
+    def query(self) -> list[tuple[str, str]]:
+        return parse_qsl(urlsplit(self.url).query, keep_blank_values=True)
+
+    @property
+    def raw_query(self) -> str:
+        return urlsplit(self.url).query
+
+    # --- response side ------------------------------------------------------------
+    @property
+    def media_type(self) -> str:
+        """The response media type, lower case, without parameters."""
+        value = self.response_headers.get("content-type") or ""
+        return value.split(";", 1)[0].strip().lower()
+
+    @cached_property
+    def json(self) -> Any:
+        """The parsed body, or None when it is not JSON. Never raises."""
+        return parse_json(self.body)
+
+    def summary(self) -> str:
+        """One line for a failure reason: never carries secrets (the URL is redacted)."""
+        return f"{self.method} {self.url} -> {self.status} {self.media_type or '-'}"
+
+
+def parse_json(body: bytes) -> Any:
+    """Parse untrusted JSON: bounded size, no exotic constants; None on any failure."""
+    if not body or len(body) > MAX_BODY:
+        return None
+    try:
+        return json.loads(body, parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"non-standard JSON constant {name}")
+
+
+def from_schemathesis(response: object) -> Exchange:
+    """Adapt a schemathesis (4.x) Response, whose request is a requests.PreparedRequest."""
+    request = response.request  # type: ignore[attr-defined]
+    body = request.body or b""
+    if isinstance(body, str):
+        body = body.encode("utf-8")
+    headers = response.headers  # type: ignore[attr-defined]  # Mapping[str, list[str]]
+    content = response.content or b""  # type: ignore[attr-defined]
+    return Exchange(
+        method=str(request.method),
+        url=str(request.url),
+        request_headers=Headers([(k, str(v)) for k, v in request.headers.items()]),
+        request_body=body,
+        status=int(response.status_code),  # type: ignore[attr-defined]
+        response_headers=Headers([(k, v) for k, values in headers.items() for v in values]),
+        body=content[:MAX_BODY],
+        truncated=len(content) > MAX_BODY,
+        elapsed_ms=float(getattr(response, "elapsed", 0.0)) * 1000,
+    )

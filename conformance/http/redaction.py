@@ -1,0 +1,125 @@
+"""The one place secrets are masked, before an exchange is stored anywhere.
+
+Everything that reaches a check, Allure, JUnit, a log or the console passes through
+`Redactor.exchange()` first. Masking works on three levels:
+  * header names that always carry secrets (X-Api-Key, Authorization, cookies);
+  * query, form and JSON member names that carry secrets (tokens, codes, assertions);
+  * the literal values of every secret the run knows (API keys read from the
+    environment, generated mock keys), wherever they appear, URL-encoded or not.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit, urlunsplit
+
+from conformance.http.exchange import Exchange, Headers
+
+MASK = "[redacted]"
+
+SECRET_HEADERS = frozenset(
+    {"x-api-key", "authorization", "proxy-authorization", "cookie", "set-cookie"}
+)
+# Query and form parameter names. "code" is the OAuth authorization code here: the
+# address API has no query parameter of that name.
+SECRET_PARAMS = frozenset(
+    {
+        "client_secret",
+        "code",
+        "code_verifier",
+        "access_token",
+        "refresh_token",
+        "id_token",
+        "client_assertion",
+        "assertion",
+        "password",
+        "api_key",
+        "apikey",
+        "private_key",
+    }
+)
+# JSON member names. Not "code": problem+json uses it for the error code.
+SECRET_JSON_KEYS = SECRET_PARAMS - {"code"}
+
+
+class Redactor:
+    def __init__(self, secrets: Iterable[str] = (), *, extra_headers: Iterable[str] = ()) -> None:
+        self._secrets: set[str] = set()
+        self._headers = SECRET_HEADERS | {h.lower() for h in extra_headers}
+        for value in secrets:
+            self.add_secret(value)
+
+    def add_secret(self, value: str | None) -> None:
+        # Very short values would mask innocent text; real secrets are long.
+        if value and len(value) >= 6:
+            self._secrets.add(value)
+
+    def add_header(self, name: str) -> None:
+        self._headers = self._headers | {name.lower()}
+
+    # --- primitives ------------------------------------------------------------------
+    def text(self, value: str) -> str:
+        for secret in self._secrets:
+            for form in {secret, quote(secret, safe=""), quote_plus(secret)}:
+                if form in value:
+                    value = value.replace(form, MASK)
+        return value
+
+    def url(self, url: str) -> str:
+        parts = urlsplit(url)
+        if parts.query:
+            pairs = parse_qsl(parts.query, keep_blank_values=True)
+            if any(k.lower() in SECRET_PARAMS for k, _ in pairs):
+                masked = [(k, MASK if k.lower() in SECRET_PARAMS else v) for k, v in pairs]
+                parts = parts._replace(query=urlencode(masked, safe="[],:"))
+        return self.text(urlunsplit(parts))
+
+    def headers(self, headers: Headers) -> Headers:
+        return Headers(
+            [
+                (k, MASK if k.lower() in self._headers else self.text(v))
+                for k, v in headers.items()
+            ]
+        )
+
+    def body(self, body: bytes, content_type: str | None) -> bytes:
+        if not body:
+            return body
+        media = (content_type or "").split(";", 1)[0].strip().lower()
+        text = body.decode("utf-8", errors="replace")
+        if media == "application/x-www-form-urlencoded":
+            pairs = parse_qsl(text, keep_blank_values=True)
+            text = urlencode([(k, MASK if k.lower() in SECRET_PARAMS else v) for k, v in pairs])
+        elif media.endswith("json"):
+            try:
+                text = json.dumps(_mask_json(json.loads(text)), ensure_ascii=False)
+            except ValueError:
+                pass
+        return self.text(text).encode("utf-8")
+
+    # --- the exchange --------------------------------------------------------------------
+    def exchange(self, ex: Exchange) -> Exchange:
+        return Exchange(
+            method=ex.method,
+            url=self.url(ex.url),
+            request_headers=self.headers(ex.request_headers),
+            request_body=self.body(ex.request_body, ex.request_headers.get("content-type")),
+            status=ex.status,
+            response_headers=self.headers(ex.response_headers),
+            body=self.body(ex.body, ex.response_headers.get("content-type")),
+            truncated=ex.truncated,
+            elapsed_ms=ex.elapsed_ms,
+            notes=dict(ex.notes),
+        )
+
+
+def _mask_json(value: object) -> object:
+    if isinstance(value, dict):
+        return {
+            k: (MASK if isinstance(k, str) and k.lower() in SECRET_JSON_KEYS else _mask_json(v))
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_mask_json(v) for v in value]
+    return value

@@ -1,0 +1,1 @@
+"""Local mock servers: faithful by default, misbehaving on purpose when a fault is on."""

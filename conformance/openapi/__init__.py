@@ -1,0 +1,1 @@
+"""The OpenAPI description of the address API, and loading it for a profile."""

@@ -1,0 +1,289 @@
+"""Environment profiles: which environment a run targets and how carefully it may treat it.
+
+A profile is a TOML file (see profiles/*.toml and the README). It is validated against
+PROFILE_SCHEMA below; every error names the file and the key. Secrets never live in a
+profile: it names the environment variables that hold them (a `.env` file in the working
+directory is read too, without overriding the environment).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from conformance.errors import ConfigError
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHIPPED_PROFILES = REPO_ROOT / "profiles"
+
+_SERVICE_NAMES = ("address",)
+
+_ADDRESS_SECRETS = ("api_key", "restricted_api_key", "limited_api_key", "quota_api_key")
+
+PROFILE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["profile", "services"],
+    "properties": {
+        "profile": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["name", "description"],
+            "properties": {
+                "name": {"type": "string", "minLength": 1},
+                "description": {"type": "string"},
+            },
+        },
+        "services": {
+            "type": "object",
+            "additionalProperties": False,
+            "minProperties": 1,
+            "properties": {
+                "address": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["mock", "secrets"],
+                    "properties": {
+                        "mock": {"type": "boolean"},
+                        "base_url": {"type": "string", "pattern": "^https?://"},
+                        "openapi": {"type": "string", "minLength": 1},
+                        "timeout_s": {"type": "number", "exclusiveMinimum": 0},
+                        "secrets": {
+                            "type": "object",
+                            "additionalProperties": False,
+                            "required": ["api_key"],
+                            "properties": {
+                                name: {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}
+                                for name in _ADDRESS_SECRETS
+                            },
+                        },
+                        "headers": {
+                            "type": "object",
+                            "additionalProperties": False,
+                            "properties": {
+                                "registry_prefix": {"type": "string"},
+                                "api_key": {"type": "string", "minLength": 1},
+                            },
+                        },
+                        "samples": {
+                            "type": "object",
+                            "additionalProperties": {"type": "string", "minLength": 1},
+                        },
+                    },
+                },
+            },
+        },
+        "limits": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "requests_per_second": {"type": "number", "minimum": 0},
+                "daily_quota_reserve": {"type": "integer", "minimum": 0},
+                "request_budget": {"type": "integer", "minimum": 0},
+            },
+        },
+        "safety": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "fuzz": {"type": "boolean"},
+                "negative": {"type": "boolean"},
+                "flood": {"type": "boolean"},
+            },
+        },
+        "fuzz": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "max_examples": {"type": "integer", "minimum": 1},
+                "seed": {"type": "integer", "minimum": 0},
+                "stateful_steps": {"type": "integer", "minimum": 1},
+            },
+        },
+    },
+}
+
+
+@dataclass(frozen=True)
+class Limits:
+    # 0 means unpaced: only for the local mock.
+    requests_per_second: float = 0.0
+    daily_quota_reserve: int = 0
+    # 0 means unlimited.
+    request_budget: int = 0
+
+
+@dataclass(frozen=True)
+class Safety:
+    fuzz: bool = False
+    negative: bool = False
+    flood: bool = False
+
+
+@dataclass(frozen=True)
+class FuzzSettings:
+    max_examples: int = 25
+    seed: int | None = None
+    stateful_steps: int = 6
+
+
+@dataclass(frozen=True)
+class AddressService:
+    mock: bool
+    base_url: str | None
+    openapi: str  # a file path (resolved) or an http(s) URL
+    timeout_s: float
+    secret_env: dict[str, str]  # secret name -> environment variable name
+    registry_prefix: str = "Registry-"
+    api_key_header: str = "X-Api-Key"
+    samples: dict[str, str] = field(default_factory=dict)
+
+    def header(self, seed_name: str) -> str:
+        """Map a header name as the seed writes it to this deployment's name."""
+        if seed_name.startswith("Registry-"):
+            return self.registry_prefix + seed_name[len("Registry-") :]
+        return seed_name
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    description: str
+    path: Path
+    address: AddressService | None
+    limits: Limits
+    safety: Safety
+    fuzz: FuzzSettings
+
+    @property
+    def services(self) -> dict[str, AddressService]:
+        return {"address": self.address} if self.address else {}
+
+    @property
+    def uses_mock(self) -> bool:
+        return any(s.mock for s in self.services.values())
+
+
+def resolve_profile_path(name_or_path: str) -> Path:
+    """A shipped profile name (`local-mock`) or a path to any profile file."""
+    candidate = Path(name_or_path)
+    if candidate.suffix == ".toml" or os.sep in name_or_path or "/" in name_or_path:
+        if not candidate.is_file():
+            raise ConfigError(f"profile file not found: {candidate}")
+        return candidate.resolve()
+    shipped = SHIPPED_PROFILES / f"{name_or_path}.toml"
+    if shipped.is_file():
+        return shipped
+    known = ", ".join(p.stem for p in shipped_profiles()) or "none"
+    raise ConfigError(f"unknown profile {name_or_path!r} (shipped profiles: {known})")
+
+
+def shipped_profiles() -> list[Path]:
+    return sorted(SHIPPED_PROFILES.glob("*.toml"))
+
+
+def load_profile(name_or_path: str) -> Profile:
+    path = resolve_profile_path(name_or_path)
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    validate_profile_dict(raw, path)
+    return _build(raw, path)
+
+
+def validate_profile_dict(raw: dict[str, Any], path: Path) -> None:
+    validator = jsonschema.Draft202012Validator(PROFILE_SCHEMA)
+    errors = sorted(validator.iter_errors(raw), key=lambda e: list(e.absolute_path))
+    if not errors:
+        return
+    raise ConfigError(f"{path}: " + "; ".join(_describe(e) for e in errors[:5]))
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    where = ".".join(str(p) for p in error.absolute_path) or "(top level)"
+    if error.validator == "additionalProperties":
+        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+        return f"unknown key {', '.join(f'{where}.{k}' if error.absolute_path else k for k in extra)}"
+    if error.validator == "required":
+        missing = [k for k in error.validator_value if k not in error.instance]
+        prefix = f"{where}." if error.absolute_path else ""
+        return f"missing required key {', '.join(prefix + k for k in missing)}"
+    if error.validator == "type":
+        return f"key {where} must be of type {error.validator_value}, got {error.instance!r}"
+    return f"key {where}: {error.message}"
+
+
+def _build(raw: dict[str, Any], path: Path) -> Profile:
+    services = raw["services"]
+    address = None
+    if "address" in services:
+        svc = services["address"]
+        if not svc["mock"] and "base_url" not in svc:
+            raise ConfigError(f"{path}: missing required key services.address.base_url")
+        headers = svc.get("headers", {})
+        address = AddressService(
+            mock=svc["mock"],
+            base_url=svc.get("base_url"),
+            openapi=_resolve_source(svc.get("openapi"), path),
+            timeout_s=float(svc.get("timeout_s", 10.0)),
+            secret_env=dict(svc["secrets"]),
+            registry_prefix=headers.get("registry_prefix", "Registry-"),
+            api_key_header=headers.get("api_key", "X-Api-Key"),
+            samples=dict(svc.get("samples", {})),
+        )
+    fuzz = raw.get("fuzz", {})
+    return Profile(
+        name=raw["profile"]["name"],
+        description=raw["profile"]["description"],
+        path=path,
+        address=address,
+        limits=Limits(**raw.get("limits", {})),
+        safety=Safety(**raw.get("safety", {})),
+        fuzz=FuzzSettings(**fuzz),
+    )
+
+
+def _resolve_source(source: str | None, profile_path: Path) -> str:
+    """OpenAPI source: a URL stays as is; a path is relative to the profile file."""
+    if source is None:
+        return str(REPO_ROOT / "conformance" / "openapi" / "address-v2.yaml")
+    if source.startswith(("http://", "https://")):
+        return source
+    resolved = (profile_path.parent / source).resolve()
+    if not resolved.is_file():
+        raise ConfigError(f"{profile_path}: services.address.openapi: file not found: {resolved}")
+    return str(resolved)
+
+
+def read_secret(env_var: str, *, purpose: str, required: bool = True) -> str | None:
+    """A secret from the environment (or `.env`). A missing required one names the variable."""
+    _load_dotenv_once()
+    value = os.environ.get(env_var)
+    if value:
+        return value
+    if required:
+        raise ConfigError(f"environment variable {env_var} is not set (it holds the {purpose})")
+    return None
+
+
+_DOTENV_LOADED: list[bool] = []
+
+
+def _load_dotenv_once() -> None:
+    # python-dotenv never overrides variables that are already set.
+    if _DOTENV_LOADED:
+        return
+    _DOTENV_LOADED.append(True)
+    env_file = Path.cwd() / ".env"
+    if env_file.is_file():
+        from dotenv import load_dotenv
+
+        load_dotenv(env_file, override=False)

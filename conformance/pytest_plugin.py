@@ -1,0 +1,381 @@
+"""The pytest plugin (entry point `pytest11`): `pytest suites --profile NAME|PATH` works as the CLI does.
+
+Responsibilities, in order of a run:
+  1. configure (controller): load the profile, switch faults on, start the mock servers the
+     profile asks for, probe real environments (exit 3 when unreachable), choose the report
+     directory and the fuzzing seed; hand all of it to xdist workers in memory;
+  2. collection: every test in suites/ names one registered check; it gets Allure labels
+     and links, and is skipped when the profile's safety switches forbid it;
+  3. each test: exchanges are recorded (redacted) and attached; its outcome becomes a
+     summary entry (passed / failed / error / skipped / observation);
+  4. session end (controller): summary.json, the verdict, and the exit code by severity.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.checks.registry import Severity, check_by_id
+from conformance.errors import ConfigError, ExitCode, HarnessError, NotApplicable, UnreachableError
+from conformance.http.address import AddressApi
+from conformance.http.client import Recorder, probe
+from conformance.http.redaction import Redactor
+from conformance.mocks import faults as fault_catalogue
+from conformance.profiles import REPO_ROOT, Profile, load_profile, read_secret
+from conformance.reporting import allure as allure_adapter
+from conformance.reporting.summary import Entry, Summary
+
+SUITES_DIR = REPO_ROOT / "suites"
+
+_STATE = pytest.StashKey["RunState"]()
+_RECORDER = pytest.StashKey[Recorder]()
+_CLUSTER = pytest.StashKey[Any]()
+
+MARKERS = {
+    "check(id)": "the registered check this test implements (exactly one per test in suites/)",
+    "negative": "sends invalid input on purpose (skipped when the profile forbids it)",
+    "flood": "exceeds rate limits or quotas on purpose (skipped when the profile forbids it)",
+    "fuzz": "generated requests (skipped when the profile forbids fuzzing)",
+    "mock_only": "needs control of the local mock (skipped against real environments)",
+}
+
+
+@dataclass
+class RunState:
+    """Everything a worker needs to know about the run, serialisable for xdist."""
+
+    profile_ref: str
+    faults: list[str]
+    report_dir: str
+    seed: int
+    urls: dict[str, str] = field(default_factory=dict)
+    secrets: dict[str, str] = field(default_factory=dict)  # env var name -> value
+    samples: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> RunState:
+        return cls(**json.loads(text))
+
+
+# --------------------------------------------------------------------------- options
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("conformance", "registry conformance harness")
+    group.addoption("--profile", default="local-mock", help="profile name or path to a profile TOML (default: local-mock)")
+    group.addoption("--mock-fault", action="append", default=[], metavar="NAME", help="switch a fault of the catalogue on in the mock servers (repeatable)")
+    group.addoption("--report-dir", default=None, help="where summary.json, junit.xml and allure-results go (default: reports/<time>-<profile>)")
+    group.addoption("--fuzz-max-examples", type=int, default=None, help="examples per operation for contract fuzzing (default: from the profile)")
+
+
+# --------------------------------------------------------------------------- configure
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    for name, text in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {text}")
+    config.stash[_RECORDER] = Recorder()
+    if hasattr(config, "workerinput"):
+        config.stash[_STATE] = RunState.from_json(config.workerinput["conformance_state"])
+        return
+    if not _is_conformance_run(config):
+        return
+    try:
+        state = _prepare_run(config)
+    except HarnessError as exc:
+        _stop_cluster(config)
+        pytest.exit(f"conformance: {exc}", returncode=int(exc.exit_code))
+    config.stash[_STATE] = state
+    summary = Summary(profile=load_profile(state.profile_ref).name, seed=state.seed, faults=state.faults)
+    summary.targets = dict(state.urls)
+    config.pluginmanager.register(_SummaryCollector(summary, Path(state.report_dir)), "conformance-summary")
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_XdistHandOver(state), "conformance-xdist")
+
+
+def _is_conformance_run(config: pytest.Config) -> bool:
+    """Only runs that collect from suites/ start mocks and write summaries.
+
+    The project's own tests (tests/) also load this plugin; they must stay untouched.
+    """
+    args = [Path(a.split("::")[0]).resolve() for a in config.args] or [Path.cwd()]
+    return any(a == SUITES_DIR or SUITES_DIR in a.parents or a in SUITES_DIR.parents for a in args)
+
+
+def _prepare_run(config: pytest.Config) -> RunState:
+    profile = load_profile(config.getoption("profile"))
+    fault_set = fault_catalogue.resolve(config.getoption("mock_fault"))
+    if fault_set.names and not profile.uses_mock:
+        raise ConfigError(f"--mock-fault needs a profile that starts mock servers; {profile.name} starts none")
+    report_dir = Path(config.getoption("report_dir") or _default_report_dir(profile.name)).resolve()
+    report_dir.mkdir(parents=True, exist_ok=True)
+    if getattr(config.option, "xmlpath", None) is None:
+        config.option.xmlpath = str(report_dir / "junit.xml")
+    if getattr(config.option, "allure_report_dir", None) is None:
+        config.option.allure_report_dir = str(report_dir / "allure-results")
+        config.option.clean_alluredir = True
+    seed = config.getoption("hypothesis_seed", None)
+    if seed is None:
+        seed = profile.fuzz.seed if profile.fuzz.seed is not None else random.SystemRandom().randrange(2**32)
+        config.option.hypothesis_seed = seed
+    state = RunState(profile_ref=str(profile.path), faults=sorted(fault_set.names), report_dir=str(report_dir), seed=int(seed))
+    for name, service in profile.services.items():
+        if not service.mock:
+            assert service.base_url is not None
+            probe(service.base_url, timeout_s=min(service.timeout_s, 10.0))
+            state.urls[name] = service.base_url
+    if profile.uses_mock:
+        from conformance.mocks.launcher import MockCluster
+
+        cluster = MockCluster(profile, fault_set)
+        config.stash[_CLUSTER] = cluster
+        state.urls.update(cluster.start())
+        state.secrets.update(cluster.secrets)
+        state.samples.update(cluster.samples)
+    for service in profile.services.values():
+        if service.mock:
+            continue
+        for secret, env_var in service.secret_env.items():
+            value = read_secret(env_var, purpose=f"address {secret}", required=secret == "api_key")
+            if value:
+                state.secrets[env_var] = value
+    return state
+
+
+def _default_report_dir(profile_name: str) -> Path:
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    return REPO_ROOT / "reports" / f"{stamp}-{profile_name}"
+
+
+class _XdistHandOver:
+    def __init__(self, state: RunState) -> None:
+        self._state = state
+
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput["conformance_state"] = self._state.to_json()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    _stop_cluster(config)
+
+
+def _stop_cluster(config: pytest.Config) -> None:
+    cluster = config.stash.get(_CLUSTER, None)
+    if cluster is not None:
+        cluster.stop()
+        del config.stash[_CLUSTER]
+
+
+# --------------------------------------------------------------------------- collection
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    state = config.stash.get(_STATE, None)
+    if state is None:
+        return
+    profile = load_profile(state.profile_ref)
+    switches = {
+        "negative": (profile.safety.negative, "sends invalid input"),
+        "flood": (profile.safety.flood, "exceeds rate limits on purpose"),
+        "fuzz": (profile.safety.fuzz, "fuzzes"),
+    }
+    for item in items:
+        if SUITES_DIR not in Path(str(item.path)).parents:
+            continue
+        marks = list(item.iter_markers("check"))
+        if len(marks) != 1 or not marks[0].args:
+            raise pytest.UsageError(f"{item.nodeid}: a suite test must carry exactly one @pytest.mark.check('<id>')")
+        check = check_by_id(marks[0].args[0])
+        item.stash[_CHECK_ID] = check.id
+        allure_adapter.label_item(item, check)
+        for marker, (allowed, what) in switches.items():
+            if item.get_closest_marker(marker) and not allowed:
+                item.add_marker(pytest.mark.skip(reason=f"profile {profile.name} forbids checks that {what}"))
+        if item.get_closest_marker("mock_only") and not profile.uses_mock:
+            item.add_marker(pytest.mark.skip(reason="needs control of the local mock"))
+
+
+_CHECK_ID = pytest.StashKey[str]()
+_OBSERVED = pytest.StashKey[list]()
+
+
+# --------------------------------------------------------------------------- fixtures
+@pytest.fixture(scope="session")
+def conformance_state(pytestconfig: pytest.Config) -> RunState:
+    state = pytestconfig.stash.get(_STATE, None)
+    if state is None:
+        pytest.skip("not a conformance run (collect from suites/ to start one)")
+    return state
+
+
+@pytest.fixture(scope="session")
+def profile(conformance_state: RunState) -> Profile:
+    return load_profile(conformance_state.profile_ref)
+
+
+@pytest.fixture(scope="session")
+def redactor(conformance_state: RunState) -> Redactor:
+    return Redactor(conformance_state.secrets.values())
+
+
+@pytest.fixture(scope="session")
+def address_api(pytestconfig: pytest.Config, conformance_state: RunState, profile: Profile, redactor: Redactor):
+    service = profile.address
+    if service is None or "address" not in conformance_state.urls:
+        pytest.skip(f"profile {profile.name} has no address service")
+    keys = {name: conformance_state.secrets[env] for name, env in service.secret_env.items() if env in conformance_state.secrets}
+    samples = {**conformance_state.samples.get("address", {}), **service.samples}
+    workers = int(getattr(pytestconfig, "workerinput", {}).get("workercount", 1))
+    api = AddressApi(
+        service,
+        base_url=conformance_state.urls["address"],
+        keys=keys,
+        samples=samples,
+        limits=profile.limits,
+        redactor=redactor,
+        recorder=pytestconfig.stash[_RECORDER],
+        budget_share=workers,
+    )
+    yield api
+    api.close()
+
+
+@pytest.fixture
+def observe(request: pytest.FixtureRequest):
+    """Record the measured value of an observation check: observe(value, unit=None)."""
+    values: list[Any] = request.node.stash.setdefault(_OBSERVED, [])
+
+    def record(value: Any, *, unit: str | None = None) -> None:
+        values.append({"value": value, "unit": unit} if unit else value)
+
+    return record
+
+
+@dataclass
+class MockControls:
+    cluster: Any
+
+    def start_private(self, *, maintenance: bool = False) -> str:
+        """An isolated address mock instance (same keys and data), stopped with the run."""
+        return self.cluster.start_address(maintenance=maintenance)
+
+
+@pytest.fixture(scope="session")
+def address_mock(pytestconfig: pytest.Config, profile: Profile, conformance_state: RunState):
+    if not profile.uses_mock:
+        pytest.skip("needs control of the local mock")
+    from conformance.mocks import faults
+    from conformance.mocks.launcher import MockCluster
+
+    # A worker has no cluster of its own: it starts a private one, with the run's keys.
+    cluster = pytestconfig.stash.get(_CLUSTER, None)
+    own = cluster is None
+    if own:
+        cluster = MockCluster(profile, faults.FaultSet(frozenset(conformance_state.faults)))
+        cluster.secrets.update(conformance_state.secrets)
+    yield MockControls(cluster)
+    if own:
+        cluster.stop()
+
+
+# --------------------------------------------------------------------------- running
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    recorder = item.config.stash.get(_RECORDER, None)
+    if recorder is not None:
+        recorder.take()
+    try:
+        return (yield)
+    except NotApplicable as exc:
+        pytest.skip(str(exc))
+    finally:
+        if recorder is not None and _CHECK_ID in item.stash:
+            allure_adapter.attach_exchanges(recorder.take())
+            for value in item.stash.get(_OBSERVED, []):
+                allure_adapter.attach_observation(value)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
+    report: pytest.TestReport = yield
+    check_id = item.stash.get(_CHECK_ID, None)
+    if check_id is None:
+        return report
+    deciding = call.when == "call" or (call.when == "setup" and not report.passed)
+    if not deciding:
+        return report
+    check = check_by_id(check_id)
+    entry = Entry(
+        check=check.id,
+        requirements=list(check.requirements),
+        severity=str(check.severity),
+        suite=check.suite,
+        title=check.title,
+        test=item.nodeid,
+        outcome="passed",
+        duration_s=round(report.duration, 3),
+    )
+    if report.skipped:
+        entry.outcome = "skipped"
+        entry.reason = _skip_reason(report)
+    elif report.failed:
+        excinfo = call.excinfo
+        is_finding = excinfo is not None and excinfo.errisinstance(AssertionError)
+        entry.outcome = "failed" if is_finding else "error"
+        entry.unreachable = excinfo is not None and excinfo.errisinstance(UnreachableError)
+        entry.reason = _one_line(excinfo.exconly() if excinfo else report.longreprtext)
+    elif check.severity is Severity.OBSERVATION:
+        observed = item.stash.get(_OBSERVED, [])
+        if observed:
+            entry.outcome = "observation"
+            entry.value = observed[0] if len(observed) == 1 else observed
+        else:
+            entry.outcome = "error"
+            entry.reason = "observation check recorded no value"
+    report.conformance_entry = json.dumps(asdict(entry), default=str)  # type: ignore[attr-defined]
+    return report
+
+
+def _skip_reason(report: pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2]).removeprefix("Skipped: ")
+    return _one_line(str(longrepr))
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    first = lines[0] if lines else ""
+    first = first.removeprefix("conformance.checks.finding.Finding: ").removeprefix("AssertionError: ")
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
+class _SummaryCollector:
+    """Registered in the controller only: gathers entries from local and xdist reports."""
+
+    def __init__(self, summary: Summary, report_dir: Path) -> None:
+        self.summary = summary
+        self.report_dir = report_dir
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        raw = getattr(report, "conformance_entry", None)
+        if raw is not None:
+            self.summary.add(Entry(**json.loads(raw)))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        self.summary.write(self.report_dir)
+        if int(exitstatus) in (ExitCode.OK, ExitCode.MUST_FAILED):
+            session.exitstatus = int(self.summary.exit_code())
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        from conformance.reporting.console import verdict_lines
+
+        terminalreporter.section("conformance verdict")
+        for line in verdict_lines(self.summary.to_json(), self.report_dir):
+            terminalreporter.write_line(line)

@@ -1,0 +1,1 @@
+"""Reporting: summary.json, and the Allure adapter (the only module that imports allure)."""

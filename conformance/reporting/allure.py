@@ -1,0 +1,80 @@
+"""The Allure adapter: the only module that talks to allure-pytest.
+
+Labels and links are added as pytest markers at collection (allure-pytest reads them
+when the test starts); evidence (redacted exchanges) is attached after the test body.
+"""
+
+from __future__ import annotations
+
+import json
+
+import allure
+import pytest
+
+from conformance.checks.registry import Check, Severity
+from conformance.http.exchange import Exchange
+
+_SEVERITY = {
+    Severity.MUST: allure.severity_level.CRITICAL,
+    Severity.SHOULD: allure.severity_level.NORMAL,
+    Severity.OBSERVATION: allure.severity_level.TRIVIAL,
+}
+_EPIC = {"address": "Address API (seed 000)", "auth": "Authorization (seed 001a)", "soap": "SOAP message service (seed 001b)"}
+
+SEED_FILES = {"ADDR": "000_cca6f102b48e2c17.txt", "AUTH": "001_a6026fda4ad71339.txt", "SOAP": "001_a6026fda4ad71339.txt"}
+
+
+def requirement_url(requirement: str) -> str:
+    """A link for a requirement id: RFC text, or the seed part it cites."""
+    prefix, _, rest = requirement.partition("-")
+    if prefix.startswith("RFC") and prefix[3:].isdigit():
+        section = rest.split(".", 1)[0] and rest
+        return f"https://www.rfc-editor.org/rfc/rfc{prefix[3:]}#section-{section}"
+    if prefix in SEED_FILES:
+        return f"../shared/seeds/{SEED_FILES[prefix]}#part-{rest.split('.', 1)[0]}"
+    if prefix == "BAGREF":
+        return f"../shared/reference/bag-api.md#{rest}"
+    return requirement
+
+
+def label_item(item: pytest.Item, check: Check) -> None:
+    mark = pytest.mark
+    item.add_marker(mark.allure_label(_EPIC.get(check.suite, check.suite), label_type="epic"))
+    item.add_marker(mark.allure_label(check.feature or check.id.split(".")[1], label_type="feature"))
+    item.add_marker(mark.allure_label(check.title, label_type="story"))
+    item.add_marker(mark.allure_label(_SEVERITY[check.severity].value, label_type="severity"))
+    item.add_marker(mark.allure_label(check.id, label_type="check_id"))
+    item.add_marker(mark.allure_label(str(check.severity), label_type="tag"))
+    for requirement in check.requirements:
+        item.add_marker(mark.allure_label(requirement, label_type="requirement"))
+        item.add_marker(mark.allure_link(requirement_url(requirement), link_type="link", name=requirement))
+
+
+def attach_exchanges(exchanges: list[Exchange]) -> None:
+    """Attach already-redacted exchanges to the running test."""
+    for index, ex in enumerate(exchanges[:50], start=1):
+        allure.attach(
+            render_exchange(ex),
+            name=f"{index:02d} {ex.method} {ex.path} -> {ex.status}",
+            attachment_type=allure.attachment_type.TEXT,
+        )
+
+
+def attach_observation(value: object) -> None:
+    allure.attach(json.dumps(value, indent=2, default=str), name="observed value",
+                  attachment_type=allure.attachment_type.JSON)
+
+
+def render_exchange(ex: Exchange, body_limit: int = 20_000) -> str:
+    lines = [f"{ex.method} {ex.url}"]
+    lines += [f"{k}: {v}" for k, v in ex.request_headers.items()]
+    if ex.request_body:
+        lines += ["", ex.request_body[:body_limit].decode("utf-8", "replace")]
+    lines += ["", f"HTTP {ex.status}  ({ex.elapsed_ms:.0f} ms)"]
+    lines += [f"{k}: {v}" for k, v in ex.response_headers.items()]
+    if ex.body:
+        body = ex.body[:body_limit].decode("utf-8", "replace")
+        if ex.json is not None and len(ex.body) <= body_limit:
+            body = json.dumps(ex.json, indent=2, ensure_ascii=False)
+        lines += ["", body]
+    return "\n".join(lines)

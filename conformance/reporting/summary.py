@@ -1,0 +1,91 @@
+"""summary.json: one entry per executed check, and the run's verdict.
+
+Outcomes: passed, failed (a Finding: the server did not conform), error (anything else:
+a harness or environment problem), skipped (with the reason), observation (with the
+measured value). The verdict -- and so the exit code -- follows the severities:
+a failed or errored MUST check fails the run; SHOULD failures are warnings.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from conformance.errors import ExitCode
+
+OUTCOMES = ("passed", "failed", "error", "skipped", "observation")
+
+
+@dataclass
+class Entry:
+    check: str
+    requirements: list[str]
+    severity: str
+    suite: str
+    title: str
+    test: str
+    outcome: str
+    reason: str | None = None
+    value: Any = None
+    unreachable: bool = False
+    duration_s: float = 0.0
+
+
+@dataclass
+class Summary:
+    profile: str
+    started: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    seed: int | None = None
+    faults: list[str] = field(default_factory=list)
+    targets: dict[str, str] = field(default_factory=dict)
+    entries: list[Entry] = field(default_factory=list)
+
+    def add(self, entry: Entry) -> None:
+        self.entries.append(entry)
+
+    def counts(self) -> dict[str, int]:
+        counts = {o: 0 for o in OUTCOMES}
+        for e in self.entries:
+            counts[e.outcome] += 1
+        counts["warnings"] = sum(1 for e in self.entries if e.outcome == "failed" and e.severity == "SHOULD")
+        counts["must_failures"] = len(self.must_failures())
+        return counts
+
+    def must_failures(self) -> list[Entry]:
+        return [e for e in self.entries if e.severity == "MUST" and e.outcome in ("failed", "error")]
+
+    def exit_code(self) -> ExitCode:
+        if any(e.unreachable for e in self.entries):
+            return ExitCode.UNREACHABLE
+        if self.must_failures():
+            return ExitCode.MUST_FAILED
+        return ExitCode.OK
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "profile": self.profile,
+            "started": self.started,
+            "finished": datetime.now(UTC).isoformat(timespec="seconds"),
+            "seed": self.seed,
+            "faults": self.faults,
+            "targets": self.targets,
+            "verdict": self.exit_code().name,
+            "exit_code": int(self.exit_code()),
+            "counts": self.counts(),
+            "checks": [asdict(e) for e in sorted(self.entries, key=lambda e: (e.suite, e.check, e.test))],
+        }
+
+    def write(self, report_dir: Path) -> Path:
+        report_dir.mkdir(parents=True, exist_ok=True)
+        path = report_dir / "summary.json"
+        path.write_text(json.dumps(self.to_json(), indent=2, ensure_ascii=False, default=str) + "\n")
+        if self.seed is not None:
+            (report_dir / "seed.txt").write_text(f"{self.seed}\n")
+        return path
+
+
+def load(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text())
