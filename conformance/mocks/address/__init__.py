@@ -1,0 +1,1 @@
+"""The address mock: a deterministic SQLite register, its query layer and the HTTP app."""
