@@ -192,6 +192,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             raise pytest.UsageError(f"{item.nodeid}: a suite test must carry exactly one @pytest.mark.check('<id>')")
         check = check_by_id(marks[0].args[0])
         item.stash[_CHECK_ID] = check.id
+        # schemathesis renames nodes per operation while subtests run: keep the real id.
+        item.stash[_TEST_ID] = item.nodeid
         allure_adapter.label_item(item, check)
         for marker, (allowed, what) in switches.items():
             if item.get_closest_marker(marker) and not allowed:
@@ -201,6 +203,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 _CHECK_ID = pytest.StashKey[str]()
+_TEST_ID = pytest.StashKey[str]()
 _OBSERVED = pytest.StashKey[list]()
 
 
@@ -285,6 +288,14 @@ def address_mock(pytestconfig: pytest.Config, profile: Profile, conformance_stat
 
 # --------------------------------------------------------------------------- running
 @pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item):
+    try:
+        return (yield)
+    except NotApplicable as exc:  # a fixture found no sample, key or budget
+        pytest.skip(str(exc))
+
+
+@pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item):
     recorder = item.config.stash.get(_RECORDER, None)
     if recorder is not None:
@@ -316,7 +327,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         severity=str(check.severity),
         suite=check.suite,
         title=check.title,
-        test=item.nodeid,
+        test=item.stash.get(_TEST_ID, item.nodeid),
         outcome="passed",
         duration_s=round(report.duration, 3),
     )
@@ -325,10 +336,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         entry.reason = _skip_reason(report)
     elif report.failed:
         excinfo = call.excinfo
-        is_finding = excinfo is not None and excinfo.errisinstance(AssertionError)
+        is_finding = excinfo is not None and _is_finding(excinfo.value)
         entry.outcome = "failed" if is_finding else "error"
         entry.unreachable = excinfo is not None and excinfo.errisinstance(UnreachableError)
-        entry.reason = _one_line(excinfo.exconly() if excinfo else report.longreprtext)
+        entry.reason = _failure_reason(excinfo) if excinfo else _one_line(report.longreprtext)
     elif check.severity is Severity.OBSERVATION:
         observed = item.stash.get(_OBSERVED, [])
         if observed:
@@ -348,6 +359,25 @@ def _skip_reason(report: pytest.TestReport) -> str:
     return _one_line(str(longrepr))
 
 
+def _is_finding(exc: BaseException) -> bool:
+    """A conformance finding: an AssertionError, or a group made only of them (schemathesis)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return all(_is_finding(e) for e in exc.exceptions)
+    return isinstance(exc, AssertionError)
+
+
+def _failure_reason(excinfo: pytest.ExceptionInfo[BaseException]) -> str:
+    """One line; for an exception group (schemathesis), the distinct sub-failures."""
+    exc = excinfo.value
+    if isinstance(exc, BaseExceptionGroup):
+        parts = []
+        for sub in exc.exceptions:
+            lines = [ln.strip() for ln in str(sub).splitlines() if ln.strip()]
+            parts.append(" ".join(lines[:2]))
+        return _one_line("; ".join(dict.fromkeys(parts)))
+    return _one_line(excinfo.exconly())
+
+
 def _one_line(text: str, limit: int = 300) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     first = lines[0] if lines else ""
@@ -365,6 +395,8 @@ class _SummaryCollector:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         raw = getattr(report, "conformance_entry", None)
         if raw is not None:
+            # Subtests (schemathesis runs one per operation) report several times for one
+            # test: the summary keeps one entry per test, with its worst outcome.
             self.summary.add(Entry(**json.loads(raw)))
 
     @pytest.hookimpl(trylast=True)

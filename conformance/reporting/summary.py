@@ -17,6 +17,7 @@ from typing import Any
 from conformance.errors import ExitCode
 
 OUTCOMES = ("passed", "failed", "error", "skipped", "observation")
+_RANK = {"skipped": 0, "passed": 1, "observation": 2, "failed": 3, "error": 4}
 
 
 @dataclass
@@ -44,6 +45,12 @@ class Summary:
     entries: list[Entry] = field(default_factory=list)
 
     def add(self, entry: Entry) -> None:
+        """One entry per (check, test): a repeated report keeps the worse outcome."""
+        for index, existing in enumerate(self.entries):
+            if (existing.check, existing.test) == (entry.check, entry.test):
+                if _RANK[entry.outcome] > _RANK[existing.outcome]:
+                    self.entries[index] = entry
+                return
         self.entries.append(entry)
 
     def counts(self) -> dict[str, int]:

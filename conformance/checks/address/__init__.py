@@ -1,0 +1,1 @@
+"""Checks of the address API (seed 000). catalogue.py declares every check id."""

@@ -1,0 +1,11 @@
+"""Every check of the address suite, declared once (id, requirements, severity).
+
+Split by family so that each file stays readable:
+  catalogue_contract.py   contract fuzzing from the OpenAPI description
+  catalogue_general.py    media types, errors, headers, authentication, rate limits, paging
+  catalogue_endpoints.py  query kinds, parameter limits and semantics per endpoint
+"""
+
+from conformance.checks.address import catalogue_contract, catalogue_endpoints, catalogue_general
+
+__all__ = ["catalogue_contract", "catalogue_endpoints", "catalogue_general"]

@@ -1,0 +1,47 @@
+"""Contract fuzzing: generated requests from the OpenAPI description (schemathesis)."""
+
+from conformance.checks.registry import Severity, define
+
+SUITE = "address"
+
+# One MUST check per operation: schemathesis's built-in checks that make sense for a
+# read-only API, plus the MUST domain checks of st_checks.py.
+OPERATIONS = {
+    "zoekAdresseerbareObjecten": "/adresseerbareobjecten",
+    "bevragenAdresseerbaarObject": "/adresseerbareobjecten/{id}",
+    "bevragenAdresseerbaarObjectLvc": "/adresseerbareobjecten/{id}/lvc",
+    "bevraagAdressen": "/adressen",
+    "zoek": "/adressen/zoek",
+    "bevraagAdressenMetNumId": "/adressen/{id}",
+    "zoekAdresUitgebreid": "/adressenuitgebreid",
+    "bevraagAdresUitgebreidMetNumId": "/adressenuitgebreid/{id}",
+    "zoekBronhouder": "/bronhouders",
+}
+
+for operation_id, path in OPERATIONS.items():
+    define(
+        f"address.contract.{operation_id}",
+        f"GET {path} conforms to the OpenAPI description under generated requests",
+        requirements=("ADDR-4", "ADDR-7", "ADDR-2.error", "ADDR-9.api-version"),
+        severity=Severity.MUST,
+        suite=SUITE,
+        feature="contract fuzzing",
+    )
+
+define(
+    "address.contract.should_rules",
+    "Generated responses follow the public HAL rules (self link, paging links, identifier formats)",
+    requirements=("BAGREF-4.1", "BAGREF-4.2", "BAGREF-2.1"),
+    severity=Severity.SHOULD,
+    suite=SUITE,
+    feature="contract fuzzing",
+)
+
+define(
+    "address.contract.stateful_links",
+    "Chains of operations through OpenAPI links (search -> address -> object -> building) conform",
+    requirements=("ADDR-4", "ADDR-1.hal"),
+    severity=Severity.MUST,
+    suite=SUITE,
+    feature="contract fuzzing",
+)

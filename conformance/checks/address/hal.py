@@ -1,0 +1,94 @@
+"""HAL resources: links, embedded collections and paging links (seed parts 1, 4; bag-api.md 4.1, 4.2)."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from conformance.checks.finding import Finding, expect
+from conformance.http.exchange import Exchange
+
+PAGING_RELATIONS = ("first", "previous", "next", "last")
+
+
+def body(ex: Exchange) -> dict[str, Any]:
+    data = ex.json
+    if not isinstance(data, dict):
+        raise Finding("response body is not a JSON object", actual=ex.summary())
+    return data
+
+
+def links(resource: dict[str, Any]) -> dict[str, Any]:
+    value = resource.get("_links")
+    expect(isinstance(value, dict), "resource has no _links object", actual=type(value).__name__)
+    return value
+
+
+def href(resource: dict[str, Any], relation: str) -> str | None:
+    link = links(resource).get(relation)
+    if link is None:
+        return None
+    expect(isinstance(link, dict) and isinstance(link.get("href"), str),
+           f"_links.{relation} has no href", actual=link)
+    return link["href"]
+
+
+def embedded(ex: Exchange, name: str) -> list[dict[str, Any]]:
+    """_embedded.<name>: absent or empty means no results (bag-api.md 4.1)."""
+    data = body(ex)
+    emb = data.get("_embedded")
+    if emb is None:
+        return []
+    expect(isinstance(emb, dict), "_embedded is not an object", actual=type(emb).__name__)
+    items = emb.get(name, [])
+    expect(isinstance(items, list), f"_embedded.{name} is not an array", actual=type(items).__name__)
+    return items
+
+
+def _canonical(url: str) -> tuple[str, list[tuple[str, str]]]:
+    parts = urlsplit(url)
+    return unquote(parts.path).rstrip("/"), sorted(parse_qsl(parts.query, keep_blank_values=True))
+
+
+def self_link_reflects_request(ex: Exchange) -> None:
+    """_links.self names the request: same path, same query parameters (bag-api.md 4.2)."""
+    link = href(body(ex), "self")
+    expect(link is not None, "_links.self missing", actual=ex.summary())
+    got_path, got_query = _canonical(link)
+    want_path, want_query = _canonical(ex.url)
+    expect(got_path.endswith(want_path.split("/v2", 1)[-1]), "self link path differs from the request",
+           expected=want_path, actual=got_path)
+    expect(got_query == want_query, "self link query differs from the request",
+           expected=want_query, actual=got_query)
+
+
+def link_page(url: str) -> int:
+    query = dict(parse_qsl(urlsplit(url).query))
+    return int(query.get("page", "1"))
+
+
+def paging_links_consistent(ex: Exchange, *, page: int) -> None:
+    """first/previous only after page 1; next/last only before the last page; pages in order.
+
+    A page beyond the last (empty) is left alone: the sources disagree on it (bag-api.md 4.1).
+    """
+    data = body(ex)
+    if page > 1 and not any(isinstance(v, list) and v for v in (data.get("_embedded") or {}).values()):
+        return
+    resource_links = links(data)
+    present = {rel: href(body(ex), rel) for rel in PAGING_RELATIONS if rel in resource_links}
+    pages = {rel: link_page(url) for rel, url in present.items() if url}
+    if page == 1:
+        expect("first" not in pages and "previous" not in pages,
+               "page 1 carries first/previous links", actual=sorted(pages))
+    else:
+        expect(pages.get("first") == 1, "first link does not point to page 1", actual=pages.get("first"))
+        expect(pages.get("previous") == page - 1, "previous link does not point to the page before",
+               expected=page - 1, actual=pages.get("previous"))
+    if "next" in pages:
+        expect(pages["next"] == page + 1, "next link does not point to the page after",
+               expected=page + 1, actual=pages["next"])
+        expect("last" in pages and pages["last"] > page, "next link without a later last link",
+               actual=pages)
+    if "last" in pages:
+        expect(pages["last"] >= page, "last link points before the current page", actual=pages)

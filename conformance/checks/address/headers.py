@@ -1,0 +1,75 @@
+"""Response headers of seed part 4 ("Response headers") and part 9."""
+
+from __future__ import annotations
+
+from email.utils import parsedate_to_datetime
+
+from conformance.checks.finding import expect
+from conformance.http.exchange import Exchange
+
+HAL_MEDIA_TYPE = "application/hal+json"
+CRS = "epsg:28992"
+RATE_LIMIT_HEADERS = (
+    "Registry-RateLimit-DayLimit",
+    "Registry-RateLimit-DayLimit-Remaining",
+    "Registry-RateLimit-DayLimit-Reset",
+    "RateLimit-Limit",
+    "RateLimit-Remaining",
+    "RateLimit-Reset",
+)
+# Seed part 4: 200s of these operations carry X-Pagination-Page and -Limit.
+PAGINATED_PATHS = ("/adresseerbareobjecten", "/adressen", "/adressen/zoek", "/adressenuitgebreid")
+
+
+def is_hal_json(ex: Exchange) -> None:
+    expect(ex.media_type == HAL_MEDIA_TYPE, "success response is not application/hal+json",
+           expected=HAL_MEDIA_TYPE, actual=ex.media_type or "(none)")
+
+
+def has_api_version(ex: Exchange) -> None:
+    value = ex.response_headers.get("api-version")
+    expect(bool(value and value.strip()), "api-version header missing", actual=ex.summary())
+
+
+def has_pagination_headers(ex: Exchange, *, page: int, limit: int) -> None:
+    for name, expected in (("X-Pagination-Page", page), ("X-Pagination-Limit", limit)):
+        value = ex.response_headers.get(name)
+        expect(value is not None, f"{name} header missing", actual=ex.summary())
+        expect(value.strip() == str(expected), f"{name} disagrees with the request",
+               expected=expected, actual=value)
+
+
+def requested_paging(ex: Exchange) -> tuple[int, int]:
+    """page and pageSize as requested, with the seed's defaults (1 and 20)."""
+    query = dict(ex.query)
+    return int(query.get("page", 1)), int(query.get("pageSize", 20))
+
+
+def is_paginated_operation(relative_path: str) -> bool:
+    return relative_path in PAGINATED_PATHS or (
+        relative_path.startswith("/adressen/") and relative_path.count("/") == 2
+    )
+
+
+def has_content_crs(ex: Exchange) -> None:
+    value = ex.response_headers.get("Content-Crs")
+    expect(value is not None and value.strip().lower() == CRS, "Content-Crs header missing or wrong",
+           expected=CRS, actual=value)
+
+
+def has_rate_limit_headers(ex: Exchange, header: callable = lambda n: n) -> None:  # type: ignore[valid-type]
+    """All six rate-limit headers, each a non-negative integer."""
+    for seed_name in RATE_LIMIT_HEADERS:
+        name = header(seed_name)
+        value = ex.response_headers.get(name)
+        expect(value is not None, f"{name} header missing", actual=ex.summary())
+        expect(value.strip().isdigit(), f"{name} is not a non-negative integer", actual=value)
+
+
+def retry_after_is_http_date(ex: Exchange) -> None:
+    value = ex.response_headers.get("Retry-After")
+    expect(value is not None, "503 without Retry-After", actual=ex.summary())
+    try:
+        parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        expect(False, "Retry-After is not an HTTP date", actual=value)

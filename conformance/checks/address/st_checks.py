@@ -1,0 +1,99 @@
+"""The address domain checks, registered as schemathesis checks.
+
+Registered with @schemathesis.check, so a plain `schemathesis run` can use them too
+(`SCHEMATHESIS_HOOKS=conformance.checks.address.st_checks`). The registry is global to
+the process, so each check first makes sure the response is from the address API.
+"""
+
+from __future__ import annotations
+
+import schemathesis
+
+from conformance.checks.address import hal, headers, identifiers, problem
+from conformance.http.exchange import Exchange, from_schemathesis
+
+BASE_SEGMENT = "/v2"
+
+
+def _address_exchange(response: object) -> Exchange | None:
+    exchange = from_schemathesis(response)
+    return exchange if BASE_SEGMENT in exchange.path else None
+
+
+def _relative(ex: Exchange) -> str:
+    return ex.path.split(BASE_SEGMENT, 1)[-1]
+
+
+# ---- MUST (seed) --------------------------------------------------------------------
+@schemathesis.check
+def address_problem_json(ctx, response, case) -> None:
+    """Seed part 2 and 7: errors are problem+json with the members and the code of the status."""
+    ex = _address_exchange(response)
+    if ex is None or ex.status < 400 or ex.status == 405:
+        return
+    problem.is_problem_media_type(ex)
+    problem.has_problem_members(ex)
+    problem.has_code_of_status(ex, allow_public=True)
+    if ex.status == 400 and "invalid-params" in problem.problem_body(ex):
+        problem.invalid_params(ex)
+
+
+@schemathesis.check
+def address_api_version(ctx, response, case) -> None:
+    """Seed part 4 and 9: api-version on every response except 429."""
+    ex = _address_exchange(response)
+    if ex is None or ex.status == 429:
+        return
+    headers.has_api_version(ex)
+
+
+@schemathesis.check
+def address_pagination_headers(ctx, response, case) -> None:
+    """Seed part 4: X-Pagination-Page/Limit on paginated 200s, agreeing with the request."""
+    ex = _address_exchange(response)
+    if ex is None or ex.status != 200 or not headers.is_paginated_operation(_relative(ex)):
+        return
+    page, limit = headers.requested_paging(ex)
+    headers.has_pagination_headers(ex, page=page, limit=limit)
+
+
+@schemathesis.check
+def address_success_media_type(ctx, response, case) -> None:
+    """Seed part 1: success responses are application/hal+json."""
+    ex = _address_exchange(response)
+    if ex is None or ex.status != 200:
+        return
+    headers.is_hal_json(ex)
+
+
+# ---- SHOULD (public behaviour) ----------------------------------------------------------
+@schemathesis.check
+def address_self_link(ctx, response, case) -> None:
+    """bag-api.md 4.2: _links.self reflects the request (path and query)."""
+    ex = _address_exchange(response)
+    if ex is None or ex.status != 200:
+        return
+    hal.self_link_reflects_request(ex)
+
+
+@schemathesis.check
+def address_paging_links(ctx, response, case) -> None:
+    """bag-api.md 4.1: paging links appear only where they apply and point to the right pages."""
+    ex = _address_exchange(response)
+    if ex is None or ex.status != 200 or not headers.is_paginated_operation(_relative(ex)):
+        return
+    page, _ = headers.requested_paging(ex)
+    hal.paging_links_consistent(ex, page=page)
+
+
+@schemathesis.check
+def address_identifier_patterns(ctx, response, case) -> None:
+    """bag-api.md 2.1: identifiers in responses match their patterns."""
+    ex = _address_exchange(response)
+    if ex is None or ex.status != 200:
+        return
+    identifiers.identifiers_match_patterns(ex)
+
+
+MUST_CHECKS = (address_problem_json, address_api_version, address_pagination_headers, address_success_media_type)
+SHOULD_CHECKS = (address_self_link, address_paging_links, address_identifier_patterns)

@@ -1,0 +1,145 @@
+"""The CLI's answers to bad input: exit codes 2 and 3 with clear messages, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+
+import pytest
+
+from conformance.profiles import REPO_ROOT
+
+CLI = [sys.executable, "-m", "conformance.cli"]
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=timeout,
+                          cwd=REPO_ROOT, env={**os.environ, **(env or {})})
+
+
+def vendor_profile(tmp_path: Path, base_url: str, key_env: str = "VENDOR_TEST_KEY") -> str:
+    path = tmp_path / "vendor.toml"
+    path.write_text(f"""
+[profile]
+name = "vendor"
+description = "test"
+[services.address]
+mock = false
+base_url = "{base_url}"
+[services.address.secrets]
+api_key = "{key_env}"
+""")
+    return str(path)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def assert_clean(result: subprocess.CompletedProcess[str]) -> None:
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_profiles_lists_shipped_profiles() -> None:
+    result = run_cli("profiles")
+    assert result.returncode == 0
+    for name in ("local-mock", "production", "external-test"):
+        assert name in result.stdout
+    assert "local mock" in result.stdout
+
+
+def test_malformed_profile_is_exit_2_naming_the_key(tmp_path: Path) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text('[profile]\nname = "x"\ndescription = "y"\n[services.address]\nmock = true\nsecrets = {api_key = "K"}\nsurprise = 1\n')
+    result = run_cli("run", "--profile", str(path), "--no-html")
+    assert result.returncode == 2
+    assert "unknown key services.address.surprise" in result.stderr and "bad.toml" in result.stderr
+    assert_clean(result)
+
+
+def test_unreachable_environment_is_exit_3(tmp_path: Path) -> None:
+    # A loopback port nobody listens on: unreachable without leaving the machine.
+    profile = vendor_profile(tmp_path, f"http://127.0.0.1:{free_port()}/v2")
+    result = run_cli("run", "--profile", profile, "--no-html", "--report-dir", str(tmp_path / "r"),
+                     env={"VENDOR_TEST_KEY": "x" * 12})
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "unreachable" in (result.stdout + result.stderr)
+    assert_clean(result)
+
+
+def test_missing_secret_is_exit_2_naming_the_variable(tmp_path: Path) -> None:
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        profile = vendor_profile(tmp_path, f"http://127.0.0.1:{server.server_port}/v2", key_env="VENDOR_UNSET_KEY")
+        env = {k: v for k, v in os.environ.items() if k != "VENDOR_UNSET_KEY"}
+        result = subprocess.run([*CLI, "run", "--profile", profile, "--no-html", "--report-dir", str(tmp_path / "r")],
+                                capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+    finally:
+        server.shutdown()
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "VENDOR_UNSET_KEY" in result.stdout + result.stderr
+    assert_clean(result)
+
+
+def test_mock_fault_needs_a_mock_profile() -> None:
+    result = run_cli("run", "--profile", "production", "--mock-fault", "address.api_version_missing", "--no-html")
+    assert result.returncode == 2 and "starts none" in result.stderr
+    assert_clean(result)
+
+
+def test_unknown_fault_is_exit_2() -> None:
+    result = run_cli("run", "--mock-fault", "address.no_such_fault", "--no-html")
+    assert result.returncode == 2 and "address.no_such_fault" in result.stderr
+
+
+def test_list_faults_prints_the_catalogue() -> None:
+    from conformance.mocks.faults import catalogue
+
+    result = run_cli("mock", "--list-faults")
+    assert result.returncode == 0
+    lines = result.stdout.strip().splitlines()
+    assert len(lines) == len(catalogue()) > 0
+    assert all(line.split()[0].startswith(("address.", "soap.", "auth.")) and len(line.split()) > 1 for line in lines)
+
+
+def test_mock_runs_in_foreground_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+    keys = tmp_path / "keys.env"
+    proc = subprocess.Popen([*CLI, "mock", "--keys-file", str(keys)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT)
+    try:
+        lines = []
+        for line in proc.stdout:  # type: ignore[union-attr]
+            lines.append(line)
+            if "Ctrl-C" in line:
+                break
+        url = next(line.split(": ", 1)[1].strip() for line in lines if line.startswith("address: "))
+        assert url.startswith("http://127.0.0.1:")
+        import httpx
+
+        assert httpx.get(url + "/adressen", trust_env=False).status_code == 401  # it serves, and wants a key
+        assert oct(keys.stat().st_mode & 0o777) == "0o600"
+        secret = keys.read_text().split("=", 1)[1].split()[0]
+        assert secret not in "".join(lines)  # keys go to the file, never to the console
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    assert "stopping" in out and "Traceback" not in err

@@ -1,0 +1,84 @@
+"""Profiles: shipped ones load; malformed ones name the file and key; secrets name their variable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conformance.errors import ConfigError
+from conformance.profiles import load_profile, read_secret, shipped_profiles
+
+VALID = """
+[profile]
+name = "vendor"
+description = "a vendor's environment"
+
+[services.address]
+mock = false
+base_url = "https://vendor.example/v2"
+
+[services.address.secrets]
+api_key = "VENDOR_KEY"
+"""
+
+
+def write(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "vendor.toml"
+    path.write_text(text)
+    return str(path)
+
+
+def test_shipped_profiles_load() -> None:
+    names = {load_profile(str(p)).name for p in shipped_profiles()}
+    assert names == {"local-mock", "production", "external-test"}
+
+
+def test_production_is_safe_by_default() -> None:
+    prod = load_profile("production")
+    assert not (prod.safety.fuzz or prod.safety.negative or prod.safety.flood)
+    assert 0 < prod.limits.requests_per_second < 50  # below the public 50/s per key
+    assert prod.limits.daily_quota_reserve > 0 and prod.limits.request_budget > 0
+    assert prod.address is not None and not prod.address.mock
+
+
+def test_user_profile_by_path(tmp_path: Path) -> None:
+    profile = load_profile(write(tmp_path, VALID))
+    assert profile.name == "vendor"
+    assert profile.address.base_url == "https://vendor.example/v2"
+    assert profile.address.header("Registry-RateLimit-DayLimit") == "Registry-RateLimit-DayLimit"
+    assert profile.safety.fuzz is False  # safe defaults when the table is absent
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda t: t + "\n[safety]\nfuzzz = true\n", "unknown key safety.fuzzz"),
+        (lambda t: t.replace('mock = false', 'mock = "no"'), "services.address.mock must be of type boolean"),
+        (lambda t: t.replace('api_key = "VENDOR_KEY"', ""), "missing required key services.address.secrets.api_key"),
+        (lambda t: t.replace('name = "vendor"\n', ""), "missing required key profile.name"),
+        (lambda t: t.replace('base_url = "https://vendor.example/v2"', ""), "services.address.base_url"),
+        (lambda t: t + "\n[limits]\nrequests_per_second = -1\n", "limits.requests_per_second"),
+        (lambda t: t + "\nbogus = 1\n", "unknown key"),
+        (lambda t: t.replace("[profile]", "[profile"), "not valid TOML"),
+    ],
+)
+def test_malformed_profile_names_file_and_key(tmp_path: Path, edit, message: str) -> None:
+    path = write(tmp_path, edit(VALID))
+    with pytest.raises(ConfigError) as info:
+        load_profile(path)
+    assert message in str(info.value)
+    assert "vendor.toml" in str(info.value)
+
+
+def test_unknown_profile_name_lists_shipped() -> None:
+    with pytest.raises(ConfigError, match="local-mock"):
+        load_profile("no-such-profile")
+
+
+def test_missing_secret_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("VENDOR_KEY_FOR_TEST", raising=False)
+    with pytest.raises(ConfigError, match="VENDOR_KEY_FOR_TEST"):
+        read_secret("VENDOR_KEY_FOR_TEST", purpose="address api_key")
+    monkeypatch.setenv("VENDOR_KEY_FOR_TEST", "s3cret-value")
+    assert read_secret("VENDOR_KEY_FOR_TEST", purpose="address api_key") == "s3cret-value"

@@ -1,0 +1,60 @@
+"""Redaction: secrets are masked in headers, URLs, forms, JSON and free text."""
+
+from __future__ import annotations
+
+import json
+
+from conformance.http.exchange import Exchange, Headers
+from conformance.http.redaction import MASK, Redactor
+
+KEY = "canary-api-key-0123456789"
+
+
+def make(**kw) -> Exchange:
+    base = dict(
+        method="GET", url="http://127.0.0.1/v2/adressen?postcode=1234AB",
+        request_headers=Headers([("X-Api-Key", KEY)]), request_body=b"", status=200,
+        response_headers=Headers([("content-type", "application/hal+json")]), body=b"{}",
+    )
+    base.update(kw)
+    return Exchange(**base)
+
+
+def test_header_masked_by_name_and_value_everywhere() -> None:
+    ex = Redactor([KEY]).exchange(make(
+        url=f"http://127.0.0.1/v2/adressen?echo={KEY}",
+        response_headers=Headers([("content-type", "application/hal+json"), ("x-echo", KEY)]),
+        body=json.dumps({"detail": f"key {KEY} refused"}).encode(),
+    ))
+    dump = repr(ex) + ex.body.decode()
+    assert KEY not in dump
+    assert ex.request_headers.get("x-api-key") == MASK
+
+
+def test_oauth_parameters_masked_in_query_form_and_json() -> None:
+    ex = Redactor().exchange(make(
+        method="POST", url="http://127.0.0.1/cb?code=abc123secret&state=xyz",
+        request_headers=Headers([("content-type", "application/x-www-form-urlencoded"), ("Authorization", "Bearer tok")]),
+        request_body=b"grant_type=authorization_code&code_verifier=VERIFIERVALUE&client_secret=shh",
+        response_headers=Headers([("content-type", "application/json;charset=UTF-8")]),
+        body=b'{"access_token": "at-1", "refresh_token": "rt-1", "expires_in": 3600}',
+    ))
+    assert "abc123secret" not in ex.url and "state=xyz" in ex.url
+    assert b"VERIFIERVALUE" not in ex.request_body and b"shh" not in ex.request_body
+    assert b"grant_type=authorization_code" in ex.request_body
+    assert ex.request_headers.get("authorization") == MASK
+    body = json.loads(ex.body)
+    assert body["access_token"] == MASK and body["refresh_token"] == MASK and body["expires_in"] == 3600
+
+
+def test_problem_code_member_is_kept() -> None:
+    # problem+json uses "code" for the error code: it is not a secret.
+    ex = Redactor().exchange(make(status=400, body=b'{"code": "paramsRequired"}',
+                                  response_headers=Headers([("content-type", "application/problem+json")])))
+    assert json.loads(ex.body)["code"] == "paramsRequired"
+
+
+def test_url_encoded_secret_masked() -> None:
+    secret = "key/with+special=chars"
+    ex = Redactor([secret]).exchange(make(url="http://h/v2/x?q=key%2Fwith%2Bspecial%3Dchars"))
+    assert "key%2Fwith" not in ex.url
