@@ -22,7 +22,7 @@ from conformance.errors import ConfigError, ExitCode, HarnessError
 from conformance.mocks import faults as fault_catalogue
 from conformance.profiles import REPO_ROOT, load_profile, shipped_profiles
 
-SUITES = ("address",)
+SUITES = ("address", "soap")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -21,7 +21,6 @@ from conformance.errors import ConfigError
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHIPPED_PROFILES = REPO_ROOT / "profiles"
 
-_SERVICE_NAMES = ("address",)
 
 _ADDRESS_SECRETS = ("api_key", "restricted_api_key", "limited_api_key", "quota_api_key")
 
@@ -74,6 +73,18 @@ PROFILE_SCHEMA: dict[str, Any] = {
                             "type": "object",
                             "additionalProperties": {"type": "string", "minLength": 1},
                         },
+                    },
+                },
+                "soap": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["mock"],
+                    "properties": {
+                        "mock": {"type": "boolean"},
+                        "url": {"type": "string", "pattern": "^https?://"},
+                        "soap_action_base": {"type": "string", "minLength": 1},
+                        "wsdl": {"type": "string", "minLength": 1},
+                        "timeout_s": {"type": "number", "exclusiveMinimum": 0},
                     },
                 },
             },
@@ -151,18 +162,33 @@ class AddressService:
 
 
 @dataclass(frozen=True)
+class SoapService:
+    mock: bool
+    base_url: str | None  # the endpoint URL ({soap_url} of the seed)
+    soap_action_base: str
+    wsdl: str | None  # the WSDL the register hands out (path, resolved); None: the shipped one
+    timeout_s: float
+
+
+@dataclass(frozen=True)
 class Profile:
     name: str
     description: str
     path: Path
     address: AddressService | None
+    soap: SoapService | None
     limits: Limits
     safety: Safety
     fuzz: FuzzSettings
 
     @property
-    def services(self) -> dict[str, AddressService]:
-        return {"address": self.address} if self.address else {}
+    def services(self) -> dict[str, AddressService | SoapService]:
+        found: dict[str, AddressService | SoapService] = {}
+        if self.address:
+            found["address"] = self.address
+        if self.soap:
+            found["soap"] = self.soap
+        return found
 
     @property
     def uses_mock(self) -> bool:
@@ -239,12 +265,31 @@ def _build(raw: dict[str, Any], path: Path) -> Profile:
             api_key_header=headers.get("api_key", "X-Api-Key"),
             samples=dict(svc.get("samples", {})),
         )
+    soap = None
+    if "soap" in services:
+        svc = services["soap"]
+        if not svc["mock"] and "url" not in svc:
+            raise ConfigError(f"{path}: missing required key services.soap.url")
+        wsdl = svc.get("wsdl")
+        if wsdl is not None:
+            wsdl_path = (path.parent / wsdl).resolve()
+            if not wsdl_path.is_file():
+                raise ConfigError(f"{path}: services.soap.wsdl: file not found: {wsdl_path}")
+            wsdl = str(wsdl_path)
+        soap = SoapService(
+            mock=svc["mock"],
+            base_url=svc.get("url"),
+            soap_action_base=svc.get("soap_action_base", "urn:registry:graafbericht"),
+            wsdl=wsdl,
+            timeout_s=float(svc.get("timeout_s", 10.0)),
+        )
     fuzz = raw.get("fuzz", {})
     return Profile(
         name=raw["profile"]["name"],
         description=raw["profile"]["description"],
         path=path,
         address=address,
+        soap=soap,
         limits=Limits(**raw.get("limits", {})),
         safety=Safety(**raw.get("safety", {})),
         fuzz=FuzzSettings(**fuzz),

@@ -142,7 +142,7 @@ def _prepare_run(config: pytest.Config) -> RunState:
     for service in profile.services.values():
         if service.mock:
             continue
-        for secret, env_var in service.secret_env.items():
+        for secret, env_var in getattr(service, "secret_env", {}).items():
             value = read_secret(env_var, purpose=f"address {secret}", required=secret == "api_key")
             if value:
                 state.secrets[env_var] = value
@@ -246,6 +246,28 @@ def address_api(pytestconfig: pytest.Config, conformance_state: RunState, profil
     )
     yield api
     api.close()
+
+
+@pytest.fixture(scope="session")
+def soap_service(pytestconfig: pytest.Config, conformance_state: RunState, profile: Profile, redactor: Redactor):
+    service = profile.soap
+    if service is None or "soap" not in conformance_state.urls:
+        pytest.skip(f"profile {profile.name} has no SOAP message service")
+    from conformance.http.client import ApiClient, Pacer
+    from conformance.http.soap import SoapEndpoint
+    from conformance.soap import SHIPPED_WSDL
+
+    url = conformance_state.urls["soap"]
+    client = ApiClient(
+        url,
+        redactor=redactor,
+        recorder=pytestconfig.stash[_RECORDER],
+        pacer=Pacer(profile.limits.requests_per_second, profile.limits.request_budget),
+        timeout_s=service.timeout_s,
+    )
+    endpoint = SoapEndpoint(url, service.soap_action_base, Path(service.wsdl) if service.wsdl else SHIPPED_WSDL, client)
+    yield endpoint
+    endpoint.close()
 
 
 @pytest.fixture

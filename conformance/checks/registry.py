@@ -88,4 +88,4 @@ def load_catalogues() -> None:
 
 
 # Each suite adds its catalogue module here.
-_CATALOGUES: tuple[str, ...] = ("conformance.checks.address.catalogue",)
+_CATALOGUES: tuple[str, ...] = ("conformance.checks.address.catalogue", "conformance.checks.soap.catalogue")

@@ -85,7 +85,19 @@ class MockCluster:
             from conformance.mocks.address.data import WELL_KNOWN
 
             self.samples["address"] = dict(WELL_KNOWN)
+        soap = self.profile.soap
+        if soap is not None and soap.mock:
+            self.urls["soap"] = self.start_soap(soap.soap_action_base)
         return self.urls
+
+    def start_soap(self, soap_action_base: str) -> str:
+        from conformance.mocks.soap.app import SoapMockConfig, create_app
+
+        config = SoapMockConfig(soap_action_base=soap_action_base)
+        server = ServerThread(create_app(config, self.faults), "soap")
+        port = server.start()
+        self._servers.append(server)
+        return f"http://127.0.0.1:{port}{config.path}"
 
     def start_address(self, *, maintenance: bool = False) -> str:
         """Start an address mock (another instance when called again) and return its base URL."""
