@@ -55,6 +55,7 @@ class RunState:
     faults: list[str]
     report_dir: str
     seed: int
+    max_examples: int = 25
     urls: dict[str, str] = field(default_factory=dict)
     secrets: dict[str, str] = field(default_factory=dict)  # env var name -> value
     samples: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -83,7 +84,10 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{name}: {text}")
     config.stash[_RECORDER] = Recorder()
     if hasattr(config, "workerinput"):
+        if "conformance_state" not in config.workerinput:
+            return  # a worker of a run that is not a conformance run (the project's own tests)
         config.stash[_STATE] = RunState.from_json(config.workerinput["conformance_state"])
+        _load_hypothesis_profile(config.stash[_STATE])
         return
     if not _is_conformance_run(config):
         return
@@ -93,11 +97,20 @@ def pytest_configure(config: pytest.Config) -> None:
         _stop_cluster(config)
         pytest.exit(f"conformance: {exc}", returncode=int(exc.exit_code))
     config.stash[_STATE] = state
+    _load_hypothesis_profile(state)
     summary = Summary(profile=load_profile(state.profile_ref).name, seed=state.seed, faults=state.faults)
     summary.targets = dict(state.urls)
     config.pluginmanager.register(_SummaryCollector(summary, Path(state.report_dir)), "conformance-summary")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHandOver(state), "conformance-xdist")
+
+
+def _load_hypothesis_profile(state: RunState) -> None:
+    """The run's example budget, for every generated test that does not set its own."""
+    from hypothesis import settings
+
+    settings.register_profile("conformance-run", max_examples=state.max_examples, deadline=None)
+    settings.load_profile("conformance-run")
 
 
 def _is_conformance_run(config: pytest.Config) -> bool:
@@ -125,7 +138,10 @@ def _prepare_run(config: pytest.Config) -> RunState:
     if seed is None:
         seed = profile.fuzz.seed if profile.fuzz.seed is not None else random.SystemRandom().randrange(2**32)
         config.option.hypothesis_seed = seed
-    state = RunState(profile_ref=str(profile.path), faults=sorted(fault_set.names), report_dir=str(report_dir), seed=int(seed))
+    state = RunState(
+        profile_ref=str(profile.path), faults=sorted(fault_set.names), report_dir=str(report_dir), seed=int(seed),
+        max_examples=config.getoption("fuzz_max_examples") or profile.fuzz.max_examples,
+    )
     for name, service in profile.services.items():
         if not service.mock:
             assert service.base_url is not None

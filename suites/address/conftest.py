@@ -9,8 +9,9 @@ from conformance.openapi.loader import load_description
 
 
 @pytest.fixture(scope="session")
-def fuzz_max_examples(pytestconfig: pytest.Config, profile) -> int:
-    return pytestconfig.getoption("fuzz_max_examples") or profile.fuzz.max_examples
+def fuzz_max_examples(conformance_state) -> int:
+    """The run's example budget (--max-examples, else the profile's [fuzz] max_examples)."""
+    return conformance_state.max_examples
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,1 @@
+"""Checks of the SOAP message service: catalogue.py (ids), wsdl.py and messages.py (functions)."""

@@ -1,0 +1,204 @@
+"""Every check of the SOAP message-service suite, with its requirements and severity.
+
+Requirement ids: `SOAP-<part>.<topic>` for the seed (001, part (b)); `SOAP11-<section>` for
+SOAP 1.1 (W3C Note, 2000); `WSI-BP11-R<nnnn>` for WS-I Basic Profile 1.1; `RFC<n>-<section>`.
+Severity follows docs/design.md: MUST where the seed or a MUST of the protocol it names
+requires it; SHOULD where the seed is silent and the check follows common practice (many
+servers accept a wrong SOAPAction or skip schema validation: that is reported, as a warning).
+"""
+
+from __future__ import annotations
+
+from conformance.checks.registry import Severity, define
+
+SUITE = "soap"
+_WSDL = "part 4 / WSDL"
+_RESPONSE = "part 4 / responses to valid requests"
+_REJECT = "part 4 / rejection of bad requests"
+_FAULT = "SOAP 1.1 Fault"
+_HARDENING = "XML hardening"
+
+# --------------------------------------------------------------------------- the WSDL
+WSDL_PORT_TYPE_OPERATION = define(
+    "soap.wsdl.port_type_operation",
+    "The port type RegistryNetbeheerderGraafBerichtServicePortType has the operation "
+    "RegistryRequestNetbeheerderServiceResponse with an input and an output",
+    requirements=("SOAP-4.port-type", "SOAP-4.operation"),
+    severity=Severity.MUST, suite=SUITE, feature=_WSDL,
+).id
+WSDL_MESSAGE_PARTS = define(
+    "soap.wsdl.message_parts",
+    "Input and output messages have one part `body` referring by element= to "
+    "GraafberichtServiceRequest and GraafberichtServiceResponse",
+    requirements=("SOAP-4.input", "SOAP-4.output", "WSI-BP11-R2204", "WSI-BP11-R2210"),
+    severity=Severity.MUST, suite=SUITE, feature=_WSDL,
+).id
+WSDL_BINDING = define(
+    "soap.wsdl.binding_document_literal",
+    "The binding RegistryNetbeheerderGraafBerichtServiceBinding implements the port type "
+    "with SOAP 1.1, document style, literal use and the SOAP/HTTP transport",
+    requirements=("SOAP-4.binding", "WSI-BP11-R2702", "WSI-BP11-R2705", "WSI-BP11-R2706", "WSI-BP11-R2201"),
+    severity=Severity.MUST, suite=SUITE, feature=_WSDL,
+).id
+WSDL_SOAP_ACTION = define(
+    "soap.wsdl.soap_action",
+    "The operation's soapAction is {soap_action_base}/RequestNetbeheerderServiceResponse",
+    requirements=("SOAP-4.soapAction",),
+    severity=Severity.MUST, suite=SUITE, feature=_WSDL,
+).id
+WSDL_SERVICE_PORT = define(
+    "soap.wsdl.service_port",
+    "The service RegistryNetbeheerderGraafBerichtService has the port "
+    "RegistryNetbeheerderGraafBerichtServicePort on the binding, at the endpoint address",
+    requirements=("SOAP-4.service", "SOAP-4.port"),
+    severity=Severity.MUST, suite=SUITE, feature=_WSDL,
+).id
+WSDL_TYPES_VERSION = define(
+    "soap.wsdl.types_version",
+    "Both elements are declared in a types namespace with the date segment 20080722, "
+    "schema version 1.2",
+    requirements=("SOAP-9.types-version", "SOAP-2.message-elements"),
+    severity=Severity.MUST, suite=SUITE, feature=_WSDL,
+).id
+
+# --------------------------------------------------------------------------- valid requests
+RESPONSE_STATUS_OK = define(
+    "soap.response.status_ok",
+    "A schema-valid request is answered with HTTP 200 and no Fault",
+    requirements=("SOAP-4.operation", "SOAP11-6.2", "WSI-BP11-R1111"),
+    severity=Severity.MUST, suite=SUITE, feature=_RESPONSE,
+).id
+RESPONSE_CONTENT_TYPE = define(
+    "soap.response.content_type",
+    "Responses are text/xml with a charset of utf-8 or utf-16",
+    requirements=("SOAP11-6", "WSI-BP11-R1012", "RFC3023-3.1"),
+    severity=Severity.MUST, suite=SUITE, feature=_RESPONSE,
+).id
+RESPONSE_ENVELOPE = define(
+    "soap.response.envelope",
+    "The response is a well-formed SOAP 1.1 envelope (optional Header, then Body, nothing "
+    "after it), within the harness's size limit",
+    requirements=("SOAP11-4.1.1", "SOAP11-4.1.2", "SOAP11-4.3", "WSI-BP11-R1009", "WSI-BP11-R1011"),
+    severity=Severity.MUST, suite=SUITE, feature=_RESPONSE,
+).id
+RESPONSE_BODY_ELEMENT = define(
+    "soap.response.body_element",
+    "The Body holds exactly one element: the WSDL output element GraafberichtServiceResponse "
+    "in the types namespace",
+    requirements=("SOAP-4.output", "WSI-BP11-R2712", "WSI-BP11-R1014"),
+    severity=Severity.MUST, suite=SUITE, feature=_RESPONSE,
+).id
+RESPONSE_SCHEMA_VALID = define(
+    "soap.response.schema_valid",
+    "The response element is valid against the types schema",
+    requirements=("SOAP-4.output", "SOAP-9.types-version", "WSI-BP11-R2712"),
+    severity=Severity.MUST, suite=SUITE, feature=_RESPONSE,
+).id
+RESPONSE_REFERS_TO_REQUEST = define(
+    "soap.response.refers_to_request",
+    "The response (5b) refers to its request (5a): the request's BerichtId and MeldingNummer",
+    requirements=("SOAP-1.message-exchange",),
+    severity=Severity.SHOULD, suite=SUITE, feature=_RESPONSE,
+).id
+RESPONSE_NO_DTD = define(
+    "soap.response.no_dtd",
+    "Responses carry no DOCTYPE or entity; the harness refuses one without expanding it",
+    requirements=("WSI-BP11-R1008",),
+    severity=Severity.MUST, suite=SUITE, feature=_HARDENING,
+).id
+
+# --------------------------------------------------------------------------- bad requests
+REJECT_SCHEMA_INVALID = define(
+    "soap.request.schema_invalid_rejected",
+    "Schema-invalid requests (required element dropped, pattern broken, enumeration outside "
+    "its set, range or length exceeded, wrong namespace) get a Client Fault with HTTP 500",
+    requirements=("SOAP11-4.4.1", "SOAP11-6.2", "WSI-BP11-R1126"),
+    severity=Severity.SHOULD, suite=SUITE, feature=_REJECT,
+).id
+REJECT_MISSING_SOAP_ACTION = define(
+    "soap.request.missing_soapaction_rejected",
+    "A request without SOAPAction header gets a Client Fault with HTTP 500",
+    requirements=("SOAP11-6.1.1", "WSI-BP11-R2744"),
+    severity=Severity.SHOULD, suite=SUITE, feature=_REJECT,
+).id
+REJECT_WRONG_SOAP_ACTION = define(
+    "soap.request.wrong_soapaction_rejected",
+    "A request whose SOAPAction is not the WSDL's soapAction gets a Client Fault with HTTP 500",
+    requirements=("SOAP-4.soapAction", "WSI-BP11-R2744"),
+    severity=Severity.SHOULD, suite=SUITE, feature=_REJECT,
+).id
+REJECT_NON_XML = define(
+    "soap.request.non_xml_rejected",
+    "A body that is not XML gets a Client Fault with HTTP 500 (HTTP 400 accepted), never 200",
+    requirements=("SOAP11-4.4.1", "SOAP11-6.2", "WSI-BP11-R1126"),
+    severity=Severity.MUST, suite=SUITE, feature=_REJECT,
+).id
+REJECT_SOAP12 = define(
+    "soap.request.soap12_envelope_rejected",
+    "A SOAP 1.2 envelope gets a SOAP 1.1 VersionMismatch Fault with HTTP 500",
+    requirements=("SOAP11-4.1.2", "SOAP11-4.4.1", "WSI-BP11-R1126"),
+    severity=Severity.MUST, suite=SUITE, feature=_REJECT,
+).id
+REJECT_WRONG_BODY_ELEMENT = define(
+    "soap.request.wrong_body_element_rejected",
+    "A Body holding another element than GraafberichtServiceRequest gets a Client Fault "
+    "with HTTP 500",
+    requirements=("WSI-BP11-R2712", "SOAP11-4.4.1", "SOAP11-6.2"),
+    severity=Severity.MUST, suite=SUITE, feature=_REJECT,
+).id
+REJECT_OVERSIZED = define(
+    "soap.request.oversized_rejected",
+    "An oversized request body gets a Client Fault with HTTP 500, not a hang or a crash",
+    requirements=("SOAP11-6.2", "WSI-BP11-R1126"),
+    severity=Severity.SHOULD, suite=SUITE, feature=_REJECT,
+).id
+REJECT_DOCTYPE = define(
+    "soap.request.doctype_rejected",
+    "A request with a DOCTYPE and an external entity (XXE probe) gets a Client Fault; the "
+    "entity is never expanded into the answer",
+    requirements=("WSI-BP11-R1008", "SOAP11-4.4.1"),
+    severity=Severity.MUST, suite=SUITE, feature=_HARDENING,
+).id
+
+# --------------------------------------------------------------------------- faults
+FAULT_HTTP_500 = define(
+    "soap.fault.http_500",
+    "A Fault is sent with HTTP 500, never 200",
+    requirements=("SOAP11-6.2", "WSI-BP11-R1126"),
+    severity=Severity.MUST, suite=SUITE, feature=_FAULT,
+).id
+FAULT_SOAP_ENVELOPE = define(
+    "soap.fault.soap_envelope",
+    "An error is answered with a text/xml SOAP 1.1 envelope holding one Fault, never an HTML "
+    "page or a stack trace",
+    requirements=("SOAP11-4.4", "SOAP11-6"),
+    severity=Severity.MUST, suite=SUITE, feature=_FAULT,
+).id
+FAULT_STRUCTURE = define(
+    "soap.fault.structure",
+    "The Fault has a faultcode QName in the SOAP 1.1 namespace and a faultstring, only "
+    "unqualified standard children, and a detail when the Body could not be processed",
+    requirements=("SOAP11-4.4", "SOAP11-4.4.1", "WSI-BP11-R1000", "WSI-BP11-R1001"),
+    severity=Severity.MUST, suite=SUITE, feature=_FAULT,
+).id
+
+REJECTION_CHECKS = frozenset(
+    {
+        REJECT_SCHEMA_INVALID, REJECT_MISSING_SOAP_ACTION, REJECT_WRONG_SOAP_ACTION, REJECT_NON_XML,
+        REJECT_SOAP12, REJECT_WRONG_BODY_ELEMENT, REJECT_OVERSIZED, REJECT_DOCTYPE,
+    }
+)  # fmt: skip
+RESPONSE_CHECKS = frozenset(
+    {
+        RESPONSE_STATUS_OK, RESPONSE_CONTENT_TYPE, RESPONSE_ENVELOPE, RESPONSE_BODY_ELEMENT,
+        RESPONSE_SCHEMA_VALID, RESPONSE_REFERS_TO_REQUEST, RESPONSE_NO_DTD,
+    }
+)  # fmt: skip
+FAULT_CHECKS = frozenset({FAULT_HTTP_500, FAULT_SOAP_ENVELOPE, FAULT_STRUCTURE})
+WSDL_CHECKS = frozenset(
+    {
+        WSDL_PORT_TYPE_OPERATION, WSDL_MESSAGE_PARTS, WSDL_BINDING, WSDL_SOAP_ACTION,
+        WSDL_SERVICE_PORT, WSDL_TYPES_VERSION,
+    }
+)  # fmt: skip
+ALL_CHECKS = REJECTION_CHECKS | RESPONSE_CHECKS | FAULT_CHECKS | WSDL_CHECKS

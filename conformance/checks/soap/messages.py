@@ -1,0 +1,184 @@
+"""Checks on recorded SOAP exchanges: pure functions of an Exchange that raise Finding.
+
+Server responses are untrusted: they are parsed only through the hardened parser (no DTD,
+no entity expansion, no network, bounded size), so a hostile answer becomes a Finding in
+bounded time and memory instead of being expanded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from lxml import etree
+
+from conformance.checks.finding import Finding, expect
+from conformance.http.exchange import Exchange
+from conformance.soap import SOAP11_ENV_NS
+from conformance.soap.envelope import EnvelopeView, FaultView, inspect_envelope
+from conformance.soap.loader import MAX_XML_BYTES, ServiceContract, XmlRefused, parse_untrusted
+from conformance.soap.validate import content_type_parts
+
+XML_CHARSETS = ("utf-8", "utf-16")
+# Text that would show that an XXE probe's file entity was expanded into an answer.
+LEAK_MARKERS = ("root:x:0:0", ":/bin/sh", ":/usr/sbin/nologin")
+
+
+# ------------------------------------------------------------------------------ reading
+def read_envelope(exchange: Exchange, *, max_bytes: int = MAX_XML_BYTES) -> EnvelopeView:
+    """The response body as an envelope; a Finding when it cannot be read safely."""
+    if exchange.truncated:
+        raise Finding("the response body exceeds the recorded limit; refused", actual=exchange.summary())
+    try:
+        tree = parse_untrusted(exchange.body, max_bytes=max_bytes, what="the response body")
+    except XmlRefused as exc:
+        raise Finding(f"the response cannot be read safely: {exc.message}", actual=exchange.summary()) from None
+    return inspect_envelope(tree.getroot())
+
+
+def _soap11_view(exchange: Exchange) -> EnvelopeView:
+    view = read_envelope(exchange)
+    expect(
+        view.version == "1.1",
+        "the response is not a SOAP 1.1 envelope",
+        expected=f"{{{SOAP11_ENV_NS}}}Envelope",
+        actual=view.problems[0].message if view.problems else view.version,
+    )
+    return view
+
+
+def _is_html(exchange: Exchange) -> bool:
+    head = exchange.body[:512].lstrip().lower()
+    return exchange.media_type in ("text/html", "application/xhtml+xml") or head.startswith((b"<!doctype html", b"<html"))
+
+
+def _describe(exchange: Exchange) -> str:
+    if _is_html(exchange):
+        return f"{exchange.summary()} (an HTML page)"
+    return exchange.summary()
+
+
+# ------------------------------------------------------------------------------ valid requests
+def check_status_ok(exchange: Exchange) -> None:
+    """HTTP 200 and no Fault for a schema-valid request."""
+    fault_text = ""
+    if exchange.status != 200 or exchange.body:
+        try:
+            view = read_envelope(exchange)
+            if view.fault is not None:
+                fault_text = f" with Fault {view.fault.code}: {view.fault.string}"
+        except Finding:
+            pass  # whether the body is readable is soap.response.envelope's business
+    expect(exchange.status == 200 and not fault_text, "a schema-valid request was not answered with HTTP 200 and a response",
+           expected="200 with GraafberichtServiceResponse", actual=f"{_describe(exchange)}{fault_text}")
+
+
+def check_content_type(exchange: Exchange) -> None:
+    media, params = content_type_parts(exchange.response_headers.get("content-type"))
+    expect(media == "text/xml", "the response media type is not text/xml (SOAP 1.1 over HTTP)",
+           expected="text/xml; charset=utf-8", actual=exchange.response_headers.get("content-type") or "none")
+    charset = params.get("charset", "").lower()
+    expect(charset in XML_CHARSETS, "the text/xml response names no utf-8 or utf-16 charset",
+           expected="charset=utf-8", actual=exchange.response_headers.get("content-type"))
+
+
+def check_envelope(exchange: Exchange) -> None:
+    view = _soap11_view(exchange)
+    expect(not view.problems, "the response envelope is malformed",
+           actual="; ".join(f"{p.rule}: {p.message}" for p in view.problems))
+
+
+def check_body_element(exchange: Exchange, expected_tag: str) -> None:
+    view = _soap11_view(exchange)
+    tags = [c.tag for c in view.body_children]
+    expect(tags == [expected_tag], "the Body does not hold exactly the WSDL output element",
+           expected=expected_tag, actual=", ".join(tags) or "an empty Body")
+
+
+def check_schema_valid(exchange: Exchange, contract: ServiceContract) -> None:
+    view = _soap11_view(exchange)
+    expect(len(view.body_children) == 1, "the Body does not hold exactly one element",
+           actual=len(view.body_children))
+    errors = contract.schema_errors(view.body_children[0])
+    expect(not errors, "the response element is not valid against the types schema",
+           actual="; ".join(f"line {line}: {message}" for line, message in errors[:5]))
+
+
+def check_refers_to_request(exchange: Exchange, request: etree._Element, pairs: Iterable[tuple[str, str]]) -> None:
+    """Each (request path, response path) pair holds the same text. Paths are relative to
+    the Body children and use the request element's namespace for every step."""
+    view = _soap11_view(exchange)
+    expect(len(view.body_children) == 1, "the Body does not hold exactly one element", actual=len(view.body_children))
+    response = view.body_children[0]
+    namespace = etree.QName(request).namespace or ""
+    for request_path, response_path in pairs:
+        wanted = request.findtext(_qualify(request_path, namespace))
+        found = response.findtext(_qualify(response_path, namespace))
+        expect(wanted is not None and found == wanted,
+               f"the response's {response_path} does not repeat the request's {request_path}",
+               expected=wanted, actual=found)
+
+
+def _qualify(path: str, namespace: str) -> str:
+    return "/".join(f"{{{namespace}}}{step}" for step in path.split("/"))
+
+
+def check_no_dtd(exchange: Exchange) -> None:
+    try:
+        parse_untrusted(exchange.body, what="the response body")
+    except XmlRefused as exc:
+        expect(exc.reason != "doctype", "the response carries a DOCTYPE or entity declarations "
+               "(refused, not expanded)", actual=exc.message)
+
+
+# ------------------------------------------------------------------------------ faults
+def read_fault(exchange: Exchange) -> FaultView:
+    """The one Fault of a text/xml SOAP 1.1 envelope, or a Finding saying what came instead."""
+    expect(not _is_html(exchange), "the error is an HTML page, not a SOAP Fault", actual=_describe(exchange))
+    media, _params = content_type_parts(exchange.response_headers.get("content-type"))
+    expect(media == "text/xml", "the Fault is not sent as text/xml", expected="text/xml; charset=utf-8",
+           actual=exchange.response_headers.get("content-type") or "none")
+    view = _soap11_view(exchange)
+    expect(view.fault is not None and len(view.body_children) == 1, "the Body does not hold exactly one Fault",
+           actual=", ".join(c.tag for c in view.body_children) or "an empty Body")
+    assert view.fault is not None
+    return view.fault
+
+
+def check_fault_http_500(exchange: Exchange) -> None:
+    expect(exchange.status == 500, "an error was not answered with HTTP 500 (a Fault travels with 500)",
+           expected=500, actual=_describe(exchange))
+
+
+def check_fault_envelope(exchange: Exchange) -> None:
+    read_fault(exchange)
+
+
+def check_fault_structure(exchange: Exchange, *, body_unprocessable: bool = True) -> None:
+    fault = read_fault(exchange)
+    expect(not fault.problems, "the Fault is malformed", actual="; ".join(f"{p.rule}: {p.message}" for p in fault.problems))
+    expect(fault.soap_code == "Client", "a bad request is not answered with a Client fault",
+           expected="soapenv:Client", actual=fault.code)
+    if body_unprocessable:
+        expect(fault.has_detail, "the Fault has no detail although the Body could not be processed (SOAP 1.1 4.4)")
+
+
+def check_rejected(exchange: Exchange, *, codes: tuple[str, ...] = ("Client",), allow_400: bool = False) -> None:
+    """A bad request: never 200, a SOAP 1.1 Fault with HTTP 500 and one of `codes`
+    (or, where `allow_400`, a 400 that is not an HTML page)."""
+    expect(exchange.status != 200, "the bad request was accepted (HTTP 200)", actual=_describe(exchange))
+    if allow_400 and exchange.status == 400:
+        expect(not _is_html(exchange), "the 400 answer is an HTML page", actual=_describe(exchange))
+        return
+    expect(exchange.status == 500, "the bad request was not answered with a Fault and HTTP 500",
+           expected=500, actual=_describe(exchange))
+    fault = read_fault(exchange)
+    expect(fault.code is not None and fault.string is not None and not fault.problems,
+           "the Fault is malformed", actual="; ".join(p.message for p in fault.problems))
+    expect(fault.soap_code in codes, "the Fault code does not match the error",
+           expected=" or ".join(f"soapenv:{c}" for c in codes), actual=fault.code)
+
+
+def check_no_leak(exchange: Exchange) -> None:
+    text = exchange.body.decode("utf-8", errors="replace")
+    leaked = [m for m in LEAK_MARKERS if m in text]
+    expect(not leaked, "the answer contains the content of a local file (the entity was expanded)", actual=leaked)

@@ -1,0 +1,204 @@
+"""The mock message service: one SOAP 1.1 operation over HTTP, faithful unless a fault is on.
+
+POST {path} takes a GraafberichtServiceRequest and answers a schema-valid
+GraafberichtServiceResponse (see response.py). Every problem with a request is answered
+with a SOAP 1.1 Fault, HTTP 500, `text/xml; charset=utf-8` (`Client` for the request's
+fault, `VersionMismatch` for another envelope namespace as SOAP 1.1 4.1.2 requires,
+`Server` for our own); never a stack trace or an HTML page. GET {path}?wsdl serves the WSDL
+with the address and the action base filled in; the types schema sits next to it.
+"""
+
+from __future__ import annotations
+
+import logging
+import posixpath
+from dataclasses import dataclass
+
+from lxml import etree
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from conformance.mocks.faults import FaultSet
+from conformance.mocks.soap.response import build_response, serialize_response
+from conformance.soap import SHIPPED_WSDL, SHIPPED_XSD, SOAP11_ENV_NS, soap_action
+from conformance.soap.envelope import build_fault, envelope_version, inspect_envelope
+from conformance.soap.loader import (
+    ServiceContract,
+    XmlRefused,
+    fill_placeholders,
+    load_contract,
+    parse_untrusted,
+)
+from conformance.soap.validate import content_type_parts
+
+_LOG = logging.getLogger(__name__)
+XML_MEDIA_TYPE = "text/xml; charset=utf-8"
+SOAP12_MEDIA_TYPE = "application/soap+xml; charset=utf-8"
+_MAX_DETAIL_ENTRIES = 5
+
+
+@dataclass(frozen=True)
+class SoapMockConfig:
+    path: str = "/netbeheerder/graafbericht"
+    soap_action_base: str = "urn:registry:graafbericht"
+    max_body_bytes: int = 512_000
+
+
+class SoapFault(Exception):
+    """Raised while handling a request; becomes a Fault response."""
+
+    def __init__(self, code: str, message: str, detail: tuple[str, ...] = (), *, status: int = 500) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.detail = detail
+        self.status = status  # 500 for every Fault (SOAP 1.1 6.2), 405 for a wrong method
+
+
+def create_app(config: SoapMockConfig, faults: FaultSet) -> Starlette:
+    service = _Service(config, faults, load_contract(soap_url="", soap_action_base=config.soap_action_base))
+    xsd_path = posixpath.join(posixpath.dirname(config.path), SHIPPED_XSD.name)
+    return Starlette(
+        routes=[
+            Route(config.path, service.endpoint, methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
+            Route(xsd_path, service.schema, methods=["GET"]),
+        ]
+    )
+
+
+class _Service:
+    def __init__(self, config: SoapMockConfig, faults: FaultSet, contract: ServiceContract) -> None:
+        self.config = config
+        self.faults = faults
+        self.contract = contract
+        self.action = soap_action(config.soap_action_base)
+
+    # ------------------------------------------------------------------ HTTP layer
+    async def endpoint(self, request: Request) -> Response:
+        try:
+            if request.method == "GET" and "wsdl" in {k.lower() for k in request.query_params}:
+                return self._wsdl(request)
+            if request.method != "POST":
+                # BP 1.1 R1114: 405 for another method; the body is still a SOAP Fault.
+                raise SoapFault("Client", f"{request.method} is not supported: SOAP requests use POST", status=405)
+            body = await self._read_body(request)
+            return self._handle(body, request)
+        except SoapFault as fault:
+            return self._fault(fault)
+        except Exception:  # the last resort: a Server fault, never a traceback on the wire
+            _LOG.exception("soap mock: unexpected error")
+            return self._fault(SoapFault("Server", "the message service failed to process the request"))
+
+    async def schema(self, request: Request) -> Response:
+        return Response(SHIPPED_XSD.read_bytes(), media_type=XML_MEDIA_TYPE)
+
+    def _wsdl(self, request: Request) -> Response:
+        address = str(request.url.replace(query=""))
+        data = fill_placeholders(
+            SHIPPED_WSDL.read_bytes(), soap_url=address, soap_action_base=self.config.soap_action_base
+        )
+        return Response(data, media_type=XML_MEDIA_TYPE)
+
+    async def _read_body(self, request: Request) -> bytes:
+        limit = self.config.max_body_bytes
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            raise SoapFault("Client", f"the request body of {declared} bytes exceeds the limit of {limit}")
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise SoapFault("Client", f"the request body exceeds the limit of {limit} bytes")
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    # ------------------------------------------------------------------ SOAP layer
+    def _handle(self, body: bytes, request: Request) -> Response:
+        root = self._parse(body)
+        version = envelope_version(root)
+        if version is None:
+            if etree.QName(root).localname == "Envelope":
+                raise SoapFault("VersionMismatch", f"unknown envelope namespace {etree.QName(root).namespace}")
+            raise SoapFault("Client", f"the document element is {root.tag}, not a SOAP 1.1 Envelope")
+        if version != "1.1":
+            raise SoapFault("VersionMismatch", f"this service speaks SOAP 1.1 ({SOAP11_ENV_NS}), not SOAP {version}")
+        media, _params = content_type_parts(request.headers.get("content-type"))
+        if media != "text/xml":
+            raise SoapFault("Client", f"Content-Type {media or 'none'} is not text/xml (SOAP 1.1 over HTTP)")
+        self._check_soap_action(request.headers.get("soapaction"))
+        view = inspect_envelope(root)
+        if view.problems:
+            raise SoapFault("Client", "the envelope is malformed", tuple(p.message for p in view.problems))
+        if view.header is not None:
+            for entry in view.header:
+                if isinstance(entry.tag, str) and entry.get(f"{{{SOAP11_ENV_NS}}}mustUnderstand") in ("1", "true"):
+                    raise SoapFault("MustUnderstand", f"header entry {entry.tag} is not understood")
+        if len(view.body_children) != 1:
+            raise SoapFault("Client", "the Body must hold exactly one element", (f"found {len(view.body_children)}",))
+        child = view.body_children[0]
+        operation = self.contract.operation_for_input(child.tag)
+        if operation is None:
+            raise SoapFault("Client", f"{child.tag} is not the input of any operation of this service", (child.tag,))
+        if not self.faults.on("soap.accepts_schema_invalid_request"):
+            errors = self.contract.schema_errors(child)
+            if errors:
+                detail = tuple(f"line {line}: {message}" for line, message in errors[:_MAX_DETAIL_ENTRIES])
+                raise SoapFault("Client", "the request is not valid against the types schema", detail)
+        response = build_response(child, self.faults)
+        media_type = SOAP12_MEDIA_TYPE if self.faults.on("soap.soap12_content_type") else XML_MEDIA_TYPE
+        return Response(serialize_response(response, self.faults), status_code=200, media_type=media_type)
+
+    def _parse(self, body: bytes) -> etree._Element:
+        try:
+            return parse_untrusted(body, max_bytes=self.config.max_body_bytes, what="the request body").getroot()
+        except XmlRefused as refused:
+            if refused.reason == "doctype" and self.faults.on("soap.request_dtd_accepted"):
+                # The fault: a lenient parser that keeps the DOCTYPE (still never expanding).
+                parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+                try:
+                    root = etree.fromstring(body, parser)
+                    etree.strip_tags(root, etree.Entity)  # drop the references, keep the text
+                    return root
+                except etree.XMLSyntaxError:
+                    pass
+            raise SoapFault("Client", refused.message, (refused.message,)) from None
+
+    def _check_soap_action(self, header: str | None) -> None:
+        if header is None:
+            raise SoapFault("Client", "the SOAPAction header is missing")
+        value = header.strip()
+        if len(value) >= 2 and value[0] == value[-1] == '"':
+            value = value[1:-1]
+        if value != self.action and not self.faults.on("soap.wrong_soapaction_accepted"):
+            raise SoapFault("Client", f'SOAPAction "{value}" is not "{self.action}"')
+
+    # ------------------------------------------------------------------ Faults
+    def _fault(self, fault: SoapFault) -> Response:
+        status = 200 if self.faults.on("soap.fault_with_http_200") else fault.status
+        headers = {"Allow": "GET, POST"} if fault.status == 405 else None
+        if self.faults.on("soap.html_error_page"):
+            page = (
+                "<!DOCTYPE html><html><head><title>500 Internal Server Error</title></head><body>"
+                "<h1>Internal Server Error</h1><pre>Traceback (most recent call last):\n"
+                '  File "service.py", line 42, in handle\nValueError: ' + _html_escape(fault.message) + "</pre></body></html>"
+            )
+            return Response(page.encode(), status_code=status, headers=headers, media_type="text/html; charset=utf-8")
+        data = build_fault(fault.code, fault.message, detail=fault.detail)
+        if self.faults.on("soap.fault_without_faultcode"):
+            data = _drop_faultcode(data)
+        media_type = SOAP12_MEDIA_TYPE if self.faults.on("soap.soap12_content_type") else XML_MEDIA_TYPE
+        return Response(data, status_code=status, headers=headers, media_type=media_type)
+
+
+def _drop_faultcode(data: bytes) -> bytes:
+    root = etree.fromstring(data)
+    for code in root.iter("faultcode"):
+        code.getparent().remove(code)
+    return etree.tostring(root, xml_declaration=True, encoding="UTF-8")
+
+
+def _html_escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

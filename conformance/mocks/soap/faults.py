@@ -1,0 +1,89 @@
+"""Faults of the SOAP message-service mock: each names the check(s) it exists to trip.
+
+A fault that breaks every Fault response (status, format, faultcode) necessarily makes
+each rejection check fail too; those are listed under `may_trip`, so the meta-test stays
+strict about everything else.
+"""
+
+from __future__ import annotations
+
+from conformance.checks.soap import catalogue as c
+from conformance.mocks.faults import Fault, fault
+
+_REJECTIONS = c.REJECTION_CHECKS
+# A response the harness refuses to parse fails every check that reads the response body.
+_BODY_READERS = frozenset(
+    {c.RESPONSE_STATUS_OK, c.RESPONSE_ENVELOPE, c.RESPONSE_BODY_ELEMENT, c.RESPONSE_SCHEMA_VALID,
+     c.RESPONSE_REFERS_TO_REQUEST}
+)  # fmt: skip
+
+SOAP_FAULTS: tuple[Fault, ...] = (
+    fault(
+        "soap.schema_invalid_response",
+        "the response element lacks its required Reactie",
+        must_trip={c.RESPONSE_SCHEMA_VALID},
+    ),
+    fault(
+        "soap.response_wrong_namespace",
+        "the response element is in another namespace (date segment 20080723)",
+        must_trip={c.RESPONSE_BODY_ELEMENT},
+        may_trip={c.RESPONSE_SCHEMA_VALID, c.RESPONSE_REFERS_TO_REQUEST},
+    ),
+    fault(
+        "soap.soap12_content_type",
+        "every answer is sent as application/soap+xml (the SOAP 1.2 media type)",
+        must_trip={c.RESPONSE_CONTENT_TYPE},
+        may_trip={c.FAULT_SOAP_ENVELOPE, c.FAULT_STRUCTURE} | _REJECTIONS,
+    ),
+    fault(
+        "soap.fault_without_faultcode",
+        "Faults have no faultcode element",
+        must_trip={c.FAULT_STRUCTURE},
+        may_trip=_REJECTIONS,
+    ),
+    fault(
+        "soap.fault_with_http_200",
+        "Faults are sent with HTTP 200",
+        must_trip={c.FAULT_HTTP_500},
+        may_trip=_REJECTIONS,
+    ),
+    fault(
+        "soap.html_error_page",
+        "errors are answered with an HTML error page showing a stack trace",
+        must_trip={c.FAULT_SOAP_ENVELOPE},
+        may_trip={c.FAULT_STRUCTURE} | _REJECTIONS,
+    ),
+    fault(
+        "soap.accepts_schema_invalid_request",
+        "requests are not validated against the types schema; invalid ones get HTTP 200",
+        must_trip={c.REJECT_SCHEMA_INVALID},
+    ),
+    fault(
+        "soap.wrong_soapaction_accepted",
+        "a present but wrong SOAPAction is ignored (dispatch on the body element)",
+        must_trip={c.REJECT_WRONG_SOAP_ACTION},
+    ),
+    fault(
+        "soap.response_with_external_entity",
+        "responses carry a DOCTYPE declaring an external file entity, referenced in the body",
+        must_trip={c.RESPONSE_NO_DTD},
+        may_trip=_BODY_READERS,
+    ),
+    fault(
+        "soap.response_with_entity_bomb",
+        "responses carry a billion-laughs DOCTYPE (nested entity expansion)",
+        must_trip={c.RESPONSE_NO_DTD},
+        may_trip=_BODY_READERS,
+    ),
+    fault(
+        "soap.oversized_response",
+        "responses are padded beyond the harness's parse limit",
+        must_trip={c.RESPONSE_ENVELOPE},
+        may_trip=_BODY_READERS - {c.RESPONSE_ENVELOPE},
+    ),
+    fault(
+        "soap.request_dtd_accepted",
+        "a request with a DOCTYPE is accepted (HTTP 200) instead of refused",
+        must_trip={c.REJECT_DOCTYPE},
+    ),
+)

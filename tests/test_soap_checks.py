@@ -1,0 +1,173 @@
+"""The SOAP check functions both ways, and the catalogue's consistency with suites and faults.
+
+The WSDL checks read a file, not the mock, so mock faults cannot trip them: they are proven
+here on tampered copies of the shipped WSDL.
+"""
+
+from __future__ import annotations
+
+import ast
+import shutil
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from conformance.checks.finding import Finding
+from conformance.checks.registry import Severity, check_by_id
+from conformance.checks.soap import catalogue, messages, wsdl
+from conformance.http.exchange import Exchange, Headers
+from conformance.mocks.soap.faults import SOAP_FAULTS
+from conformance.soap import SHIPPED_WSDL, SHIPPED_XSD, TYPES_NS, soap_action
+from conformance.soap.envelope import build_envelope, build_fault
+from conformance.soap.loader import load_contract
+from conformance.soap.samples import sample_request
+from conformance.soap.wsdl_facts import WsdlFacts, read_facts
+
+SUITE_DIR = Path(__file__).resolve().parents[1] / "suites" / "soap"
+BASE = "urn:registry:graafbericht"
+URL = "http://127.0.0.1:9/netbeheerder/graafbericht"
+
+
+def _facts(*replacements: tuple[str, str]) -> WsdlFacts:
+    text = SHIPPED_WSDL.read_text(encoding="utf-8").replace("{soap_url}", URL).replace("{soap_action_base}", BASE)
+    for old, new in replacements:
+        assert old in text, old
+        text = text.replace(old, new)
+    return read_facts(etree.fromstring(text.encode()), schema_versions={TYPES_NS: "1.2"})
+
+
+def test_shipped_wsdl_passes_every_wsdl_check() -> None:
+    facts = _facts()
+    wsdl.check_port_type_operation(facts)
+    wsdl.check_message_parts(facts)
+    wsdl.check_binding(facts)
+    wsdl.check_soap_action(facts, soap_action(BASE))
+    wsdl.check_service_port(facts, URL)
+    contract = load_contract(soap_url=URL, soap_action_base=BASE)
+    op = contract.operations["RegistryRequestNetbeheerderServiceResponse"]
+    wsdl.check_types_version(contract.facts, op.input_element, op.output_element)
+
+
+@pytest.mark.parametrize(
+    ("check", "replacement", "message"),
+    [
+        ("port_type", ('name="RegistryNetbeheerderGraafBerichtServicePortType"', 'name="OtherPortType"'), "no portType"),
+        ("port_type", ('<wsdl:output message="tns:GraafberichtServiceResponseMessage"/>', ""), "request-response"),
+        ("parts", ('name="body" element="gb:GraafberichtServiceRequest"', 'name="parameters" element="gb:GraafberichtServiceRequest"'), "one part"),
+        ("parts", ('element="gb:GraafberichtServiceResponse"', 'type="gb:GraafberichtServiceResponseType"'), "type="),
+        ("parts", ('element="gb:GraafberichtServiceRequest"', 'element="gb:Other"'), "does not refer"),
+        ("binding", ('style="document"/>', 'style="rpc"/>'), "style"),
+        ("binding", ('<soap:body use="literal"/>', '<soap:body use="encoded"/>'), "literal"),
+        ("binding", ("http://schemas.xmlsoap.org/soap/http", "http://schemas.xmlsoap.org/soap/smtp"), "transport"),
+        ("binding", ('xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/"', 'xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap12/"'), "SOAP 1.1"),
+        ("action", ("/RequestNetbeheerderServiceResponse", "/RegistryRequestNetbeheerderServiceResponse"), "soapAction"),
+        ("service", ('name="RegistryNetbeheerderGraafBerichtServicePort"', 'name="Port1"'), "no port"),
+        ("service", (f'location="{URL}"', 'location="http://elsewhere/"'), "address"),
+    ],
+)
+def test_wsdl_checks_catch_deviations(check: str, replacement: tuple[str, str], message: str) -> None:
+    facts = _facts(replacement)
+    run = {
+        "port_type": lambda: wsdl.check_port_type_operation(facts),
+        "parts": lambda: wsdl.check_message_parts(facts),
+        "binding": lambda: wsdl.check_binding(facts),
+        "action": lambda: wsdl.check_soap_action(facts, soap_action(BASE)),
+        "service": lambda: wsdl.check_service_port(facts, URL),
+    }[check]
+    with pytest.raises(Finding, match=message):
+        run()
+
+
+def test_types_version_check_catches_version_and_namespace(tmp_path: Path) -> None:
+    for source in (SHIPPED_WSDL, SHIPPED_XSD):
+        shutil.copy(source, tmp_path / source.name)
+    xsd = tmp_path / SHIPPED_XSD.name
+    xsd.write_text(xsd.read_text(encoding="utf-8").replace('version="1.2"', 'version="1.1"'), encoding="utf-8")
+    contract = load_contract(tmp_path / SHIPPED_WSDL.name)
+    op = contract.operations["RegistryRequestNetbeheerderServiceResponse"]
+    with pytest.raises(Finding, match="version 1.2"):
+        wsdl.check_types_version(contract.facts, op.input_element, op.output_element)
+    with pytest.raises(Finding, match="date segment"):
+        wsdl.check_types_version(contract.facts, "{urn:x}GraafberichtServiceRequest", op.output_element)
+
+
+# ------------------------------------------------------------------------------ message checks
+def _exchange(body: bytes, status: int = 200, content_type: str = "text/xml; charset=utf-8") -> Exchange:
+    return Exchange("POST", URL, Headers(), b"", status, Headers([("Content-Type", content_type)]), body)
+
+
+def test_message_checks_accept_a_good_fault_and_reject_bad_ones() -> None:
+    good = build_fault("Client", "bad request", detail=("why",))
+    messages.check_rejected(_exchange(good, 500))
+    messages.check_fault_structure(_exchange(good, 500))
+    cases = [
+        (_exchange(good, 200), "accepted"),
+        (_exchange(b"<html><body>oops</body></html>", 500, "text/html"), "HTML"),
+        (_exchange(good, 500, "application/soap+xml; charset=utf-8"), "text/xml"),
+        (_exchange(build_fault("Server", "x"), 500), "code"),
+        (_exchange(good.replace(b"<faultcode>soapenv:Client</faultcode>", b""), 500), "malformed"),
+    ]
+    for exchange, message in cases:
+        with pytest.raises(Finding, match=message):
+            messages.check_rejected(exchange)
+    with pytest.raises(Finding, match="detail"):
+        messages.check_fault_structure(_exchange(build_fault("Client", "x"), 500))
+
+
+def test_response_checks_refuse_hostile_bodies_quickly() -> None:
+    bomb = (
+        b'<?xml version="1.0"?><!DOCTYPE e [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">'
+        b'<!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]><e>&c;</e>'
+    )
+    for body in (bomb, b'<!DOCTYPE e [<!ENTITY x SYSTEM "file:///etc/passwd">]><e>&x;</e>'):
+        with pytest.raises(Finding, match="DOCTYPE"):
+            messages.check_no_dtd(_exchange(body))
+        with pytest.raises(Finding, match="cannot be read safely"):
+            messages.check_envelope(_exchange(body))
+
+
+def test_reference_check_both_ways() -> None:
+    request = sample_request()
+    response = etree.Element(f"{{{TYPES_NS}}}GraafberichtServiceResponse")
+    ref = etree.SubElement(response, f"{{{TYPES_NS}}}Referentie")
+    etree.SubElement(ref, f"{{{TYPES_NS}}}BerichtId").text = request.findtext(f"{{{TYPES_NS}}}BerichtKop/{{{TYPES_NS}}}BerichtId")
+    pairs = (("BerichtKop/BerichtId", "Referentie/BerichtId"),)
+    messages.check_refers_to_request(_exchange(build_envelope(response)), request, pairs)
+    with pytest.raises(Finding, match="does not repeat"):
+        messages.check_refers_to_request(_exchange(build_envelope(response)), sample_request(bericht_id="x"), pairs)
+
+
+# ------------------------------------------------------------------------------ catalogue
+def _suite_marks() -> list[str]:
+    """The check id of every test function in suites/soap (exactly one each)."""
+    ids: list[str] = []
+    for path in sorted(SUITE_DIR.glob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+                marks = [
+                    d.args[0].value
+                    for d in node.decorator_list
+                    if isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) and d.func.attr == "check"
+                    and isinstance(d.args[0], ast.Constant)
+                ]  # fmt: skip
+                assert len(marks) == 1, f"{path.name}::{node.name} carries {len(marks)} check marks"
+                ids.append(marks[0])
+    return ids
+
+
+def test_every_check_is_implemented_by_exactly_one_suite_test() -> None:
+    marks = _suite_marks()
+    assert sorted(marks) == sorted(catalogue.ALL_CHECKS)
+    for check_id in marks:
+        check = check_by_id(check_id)
+        assert check.suite == "soap" and check.requirements
+        assert check.severity in (Severity.MUST, Severity.SHOULD)
+
+
+def test_every_fault_names_registered_checks() -> None:
+    names = [f.name for f in SOAP_FAULTS]
+    assert len(names) == len(set(names)) and all(n.startswith("soap.") for n in names)
+    for fault in SOAP_FAULTS:
+        assert fault.must_trip and fault.must_trip <= catalogue.ALL_CHECKS, fault.name
+        assert fault.may_trip <= catalogue.ALL_CHECKS and not fault.must_trip & fault.may_trip, fault.name
