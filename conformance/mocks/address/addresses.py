@@ -1,0 +1,249 @@
+"""Handlers of the address endpoints: /adressen, /adressen/zoek, /adressen/{id},
+/adressenuitgebreid and /adressenuitgebreid/{id} (seed part 4; bag-api.md 4.4 to 4.6,
+4.10, 4.11).
+
+A search first validates every value (paramsValidation), then decides which one query
+kind the identifying parameters form: none is paramsRequired, an incomplete kind is
+paramsCombination, two kinds are unsupportedCombination.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from conformance.mocks.address import faults as F
+from conformance.mocks.address import params as P
+from conformance.mocks.address import problems, resources
+from conformance.mocks.address.context import DEFAULT_PAGE_SIZE, Context, HalResult
+from conformance.mocks.address.hal import Paging
+from conformance.mocks.address.problems import ProblemError
+from conformance.mocks.address.repository import AddressQuery
+
+_COMMON = frozenset(
+    {
+        "postcode", "huisnummer", "huisnummertoevoeging", "huisletter", "exacteMatch",
+        "adresseerbaarObjectIdentificatie", "woonplaatsNaam", "openbareRuimteNaam", "q",
+        "pandIdentificatie", "inclusiefEindStatus", "page", "pageSize",
+    }
+)  # fmt: skip
+ADRESSEN_PARAMS = _COMMON | {"zoekresultaatIdentificatie", "openbareRuimteIdentificatie", "expand"}
+UITGEBREID_PARAMS = _COMMON
+
+# Query kinds: the parameter that selects the kind, in the order a kind is preferred
+# when the fault unsupported_combination_accepted lets two of them through.
+_SINGLE_KINDS = (
+    ("zoekresultaatIdentificatie", "zoekresultaat"),
+    ("adresseerbaarObjectIdentificatie", "object"),
+    ("pandIdentificatie", "pand"),
+    ("q", "q"),
+    ("openbareRuimteIdentificatie", "openbareRuimte"),
+)
+_ADDRESS_PARTS = ("huisletter", "huisnummertoevoeging")
+
+
+@dataclass(frozen=True)
+class _Search:
+    values: dict[str, Any]
+    kind: str | None  # None: answer with an empty collection (a fault let it through)
+    expand: frozenset[str]
+    paging: Paging
+
+
+def _validate(
+    ctx: Context, known: frozenset[str]
+) -> tuple[P.Query, dict[str, Any], frozenset[str] | None, Paging]:
+    q = ctx.query(known)
+    v = P.Validator(q)
+    lengths = not ctx.on(F.LENGTH_LIMITS_NOT_ENFORCED)
+    limits = not ctx.on(F.HUISNUMMER_LIMITS_NOT_ENFORCED)
+    values: dict[str, Any] = {
+        "zoekresultaatIdentificatie": v.text("zoekresultaatIdentificatie", 255, enforce=lengths),
+        "postcode": v.pattern("postcode", P.POSTCODE, enforce=not ctx.on(F.POSTCODE_PATTERN_NOT_ENFORCED)),
+        "huisnummer": v.integer("huisnummer", 1, 99999, enforce_min=limits, enforce_max=limits),
+        "huisletter": v.pattern("huisletter", P.HUISLETTER),
+        "adresseerbaarObjectIdentificatie": v.pattern(
+            "adresseerbaarObjectIdentificatie", P.ADRESSEERBAAR_OBJECT_ID
+        ),
+        "woonplaatsNaam": v.text("woonplaatsNaam", 80, enforce=lengths),
+        "openbareRuimteNaam": v.text("openbareRuimteNaam", 80, enforce=lengths),
+        "pandIdentificatie": v.pattern("pandIdentificatie", P.PAND_ID),
+        "openbareRuimteIdentificatie": v.pattern("openbareRuimteIdentificatie", P.OPENBARE_RUIMTE_ID),
+        "q": v.text("q", 255, enforce=lengths),
+        "exacteMatch": v.boolean("exacteMatch"),
+        "inclusiefEindStatus": v.boolean("inclusiefEindStatus"),
+    }
+    addition = q.get("huisnummertoevoeging")
+    if addition is not None and addition.value and len(addition.value) > 4:
+        v.fail(
+            addition.position, "huisnummertoevoeging", "maxLength", 4
+        )  # before the pattern (F: `tegenover`)
+    else:
+        values["huisnummertoevoeging"] = v.pattern("huisnummertoevoeging", P.HUISNUMMERTOEVOEGING)
+    # By pandIdentificatie or openbareRuimteIdentificatie expand is not supported and is
+    # ignored, value and all (seed part 4; bag-api.md 4.3).
+    expand = None
+    if q.has("expand") and not (q.has("pandIdentificatie") or q.has("openbareRuimteIdentificatie")):
+        expand = v.expand("expand", resources.ADDRESS_EXPAND, ignore_unknown=ctx.on(F.UNKNOWN_EXPAND_IGNORED))
+    paging = ctx.paging(v)
+    v.finish()
+    return q, values, expand, paging
+
+
+def _choose_kind(
+    ctx: Context, present: set[str], values: dict[str, Any], kinds_allowed: set[str]
+) -> str | None:
+    kinds = [kind for name, kind in _SINGLE_KINDS if name in present and kind in kinds_allowed]
+    if "postcode" in present:
+        kinds.append("postcode")
+    if present & {"woonplaatsNaam", "openbareRuimteNaam"}:
+        kinds.append("naam")
+    if "huisnummer" in present and not present & {"postcode", "woonplaatsNaam", "openbareRuimteNaam"}:
+        kinds.append("huisnummer")  # an address kind without its postcode or names
+    if not kinds:
+        if ctx.on(F.REQUIRED_PARAMS_NOT_ENFORCED):
+            return None
+        names = [n for n, k in _SINGLE_KINDS if k in kinds_allowed] + [
+            "postcode",
+            "huisnummer",
+            "woonplaatsNaam",
+            "openbareRuimteNaam",
+        ]
+        raise problems.required(names)
+
+    conflicts: list[str] = []
+    if len(kinds) > 1:
+        conflicts = sorted(present - {"exacteMatch", "inclusiefEindStatus", "expand", "page", "pageSize"})
+    elif kinds[0] not in ("postcode", "naam", "huisnummer") and present & set(_ADDRESS_PARTS):
+        conflicts = sorted(present & {*_ADDRESS_PARTS, *(n for n, _ in _SINGLE_KINDS)})
+    elif kinds[0] == "q" and values.get("exacteMatch"):
+        conflicts = ["exacteMatch", "q"]  # bag-api.md 4.6
+    if conflicts and not ctx.on(F.UNSUPPORTED_COMBINATION_ACCEPTED):
+        raise problems.unsupported(conflicts)
+    kind = kinds[0]
+
+    missing = {
+        "postcode": [n for n in ("huisnummer",) if n not in present],
+        "naam": [n for n in ("woonplaatsNaam", "openbareRuimteNaam", "huisnummer") if n not in present],
+        "huisnummer": ["postcode"],
+    }.get(kind, [])
+    if missing:
+        if ctx.on(F.COMBINATION_NOT_ENFORCED):
+            return None
+        raise problems.required(missing, code="paramsCombination")
+    return kind
+
+
+def _search(ctx: Context, known: frozenset[str], kinds_allowed: set[str], *, with_expand: bool) -> _Search:
+    q, values, expand, paging = _validate(ctx, known)
+    kind = _choose_kind(ctx, q.names(), values, kinds_allowed)
+    chosen = expand if with_expand and expand is not None and not ctx.on(F.EXPAND_IGNORED) else frozenset()
+    return _Search(values, kind, chosen, paging)
+
+
+def _address_query(ctx: Context, search: _Search, nummeraanduiding_id: str | None = None) -> AddressQuery:
+    v = search.values
+    eind = bool(v["inclusiefEindStatus"]) or ctx.on(F.END_STATUS_ADDRESSES_RETURNED)
+    exact = bool(v["exacteMatch"]) and not ctx.on(F.EXACTE_MATCH_IGNORED)
+    parts = {"huisletter": v["huisletter"], "huisnummertoevoeging": v.get("huisnummertoevoeging")}
+    kind = search.kind
+    if kind == "postcode":
+        postcode = str(v["postcode"]).replace(" ", "").upper()
+        if ctx.on(F.QUERY_FILTER_IGNORED):
+            postcode = None  # the house number alone: other postcodes come along
+        return AddressQuery(
+            postcode=postcode,
+            huisnummer=v["huisnummer"],
+            exacte_match=exact,
+            inclusief_eind_status=eind,
+            **parts,
+        )
+    if kind == "naam":
+        return AddressQuery(
+            woonplaats_naam=v["woonplaatsNaam"],
+            openbare_ruimte_naam=v["openbareRuimteNaam"],
+            huisnummer=v["huisnummer"],
+            exacte_match=exact,
+            inclusief_eind_status=eind,
+            **parts,
+        )
+    fields = {
+        "zoekresultaat": {"nummeraanduiding_id": nummeraanduiding_id},
+        "object": {"adresseerbaar_object_id": v["adresseerbaarObjectIdentificatie"]},
+        "pand": {"pand_id": v["pandIdentificatie"]},
+        "q": {"q": v["q"]},
+        "openbareRuimte": {"openbare_ruimte_id": v["openbareRuimteIdentificatie"]},
+    }[str(kind)]
+    return AddressQuery(inclusief_eind_status=eind, **fields)
+
+
+def search(ctx: Context) -> HalResult:
+    """GET /adressen."""
+    kinds = {"zoekresultaat", "object", "pand", "q", "openbareRuimte"}
+    s = _search(ctx, ADRESSEN_PARAMS, kinds, with_expand=True)
+    items: list[dict[str, Any]] = []
+    if s.kind == "zoekresultaat":
+        if ctx.on(F.ZOEK_RESULTS_NOT_RESOLVABLE):
+            raise ProblemError("notFound")
+        found = ctx.repo.zoekresultaat(s.values["zoekresultaatIdentificatie"])
+        if found is not None:
+            items = ctx.repo.find_addresses(_address_query(ctx, s, found))
+    elif s.kind is not None:
+        items = ctx.repo.find_addresses(_address_query(ctx, s))
+    return ctx.collection("adressen", items, s.paging, lambda a: resources.address(ctx, a, s.expand))
+
+
+def search_extended(ctx: Context) -> HalResult:
+    """GET /adressenuitgebreid (no expand, no zoekresultaat, no openbareRuimteIdentificatie)."""
+    s = _search(ctx, UITGEBREID_PARAMS, {"object", "pand", "q"}, with_expand=False)
+    items = ctx.repo.find_extended_addresses(_address_query(ctx, s)) if s.kind is not None else []
+    return ctx.collection("adressen", items, s.paging, lambda a: resources.extended_address(ctx, a))
+
+
+def zoek(ctx: Context) -> HalResult:
+    """GET /adressen/zoek (deprecated): light results whose `identificatie` is a
+    zoekresultaatIdentificatie for /adressen."""
+    q = ctx.query(frozenset({"zoek", "page", "pageSize"}))
+    v = P.Validator(q)
+    term = v.text("zoek", 255, enforce=not ctx.on(F.LENGTH_LIMITS_NOT_ENFORCED))
+    paging = ctx.paging(v)
+    v.finish()
+    items: list[dict[str, Any]] = []
+    if term is not None:
+        items = ctx.repo.zoek(term)
+    elif not ctx.on(F.REQUIRED_PARAMS_NOT_ENFORCED):
+        raise problems.required(["zoek"])
+    result = ctx.collection("zoekresultaten", items, paging, lambda r: resources.zoekresultaat(ctx, r))
+    result.deprecated = True
+    return result
+
+
+def get_one(ctx: Context) -> HalResult:
+    """GET /adressen/{nummeraanduidingIdentificatie}."""
+    q = ctx.query(frozenset({"expand", "inclusiefEindStatus"}))
+    v = P.Validator(q)
+    num_id = ctx.path_id(v, "nummeraanduidingIdentificatie", P.NUMMERAANDUIDING_ID)
+    eind = v.boolean("inclusiefEindStatus")
+    expand = v.expand("expand", resources.ADDRESS_EXPAND, ignore_unknown=ctx.on(F.UNKNOWN_EXPAND_IGNORED))
+    v.finish()
+    eind = bool(eind) or ctx.on(F.END_STATUS_ADDRESSES_RETURNED)
+    found = ctx.repo.get_address(num_id, inclusief_eind_status=eind)
+    paging = Paging(1, DEFAULT_PAGE_SIZE)  # X-Pagination-* are listed for this 200 too
+    if found is None:
+        return ctx.not_found(paging)
+    chosen = expand if expand is not None and not ctx.on(F.EXPAND_IGNORED) else frozenset()
+    return HalResult(resources.address(ctx, found, chosen, ctx.info.self_link()), paging=paging)
+
+
+def get_extended(ctx: Context) -> HalResult:
+    """GET /adressenuitgebreid/{nummeraanduidingIdentificatie}."""
+    q = ctx.query(frozenset({"inclusiefEindStatus"}))
+    v = P.Validator(q)
+    num_id = ctx.path_id(v, "nummeraanduidingIdentificatie", P.NUMMERAANDUIDING_ID)
+    eind = v.boolean("inclusiefEindStatus")
+    v.finish()
+    eind = bool(eind) or ctx.on(F.END_STATUS_ADDRESSES_RETURNED)
+    found = ctx.repo.get_extended_address(num_id, inclusief_eind_status=eind)
+    if found is None:
+        return ctx.not_found()
+    return HalResult(resources.extended_address(ctx, found, ctx.info.self_link()))

@@ -1,0 +1,75 @@
+"""What an endpoint handler receives and returns.
+
+Handlers are plain functions `Context -> HalResult` that raise ProblemError for errors;
+the app (app.py) owns everything around them: auth, limits, negotiation and headers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from conformance.mocks.address import faults as F
+from conformance.mocks.address.hal import Link, Paging, RequestInfo
+from conformance.mocks.address.params import Query, RawParam, Validator
+from conformance.mocks.address.problems import ProblemError
+from conformance.mocks.address.repository import Repository
+from conformance.mocks.faults import Fault, FaultSet
+
+# Collection paging (seed part 4 "Shared parameters").
+DEFAULT_PAGE_SIZE = 20
+MIN_PAGE_SIZE = 10
+MAX_PAGE_SIZE = 100
+
+
+@dataclass
+class HalResult:
+    body: dict[str, Any] | None  # None: an empty body (fault not_found_as_200)
+    paging: Paging | None = None  # set: X-Pagination-* headers are sent
+    content_crs: bool = False  # set: Content-Crs is sent
+    deprecated: bool = False  # set: the warning says the operation is deprecated
+
+
+@dataclass
+class Context:
+    info: RequestInfo
+    raw: list[RawParam]
+    path_id_raw: str | None  # the {id} segment of the path, as decoded
+    repo: Repository
+    faults: FaultSet
+
+    def on(self, fault: Fault) -> bool:
+        return self.faults.on(fault.name)
+
+    def query(self, known: frozenset[str], *, duplicate_codes: dict[str, str] | None = None) -> Query:
+        return Query(self.raw, known, duplicate_codes=duplicate_codes)
+
+    def path_id(self, v: Validator, name: str, pattern: str) -> str | None:
+        return v.path_id(
+            name, self.path_id_raw or "", pattern, enforce=not self.on(F.PATH_ID_PATTERN_NOT_ENFORCED)
+        )
+
+    def paging(self, v: Validator) -> Paging:
+        min_size = 1 if self.on(F.PAGE_SIZE_MINIMUM_NOT_ENFORCED) else MIN_PAGE_SIZE
+        page = v.integer(
+            "page", 1, 1, enforce_min=not self.on(F.PAGE_MINIMUM_NOT_ENFORCED), enforce_max=False
+        )
+        size = v.integer(
+            "pageSize", min_size, MAX_PAGE_SIZE, enforce_max=not self.on(F.PAGE_SIZE_MAXIMUM_NOT_ENFORCED)
+        )
+        return Paging(page if page is not None else 1, size if size is not None else DEFAULT_PAGE_SIZE)
+
+    def collection(self, name: str, items: list[Any], paging: Paging, render: Any) -> HalResult:
+        """A paged HAL collection `_embedded.<name>[]` with its links (bag-api.md 4.1)."""
+        if self.on(F.PAGING_LINKS_MISSING):
+            links: dict[str, Link] = {"self": self.info.self_link()}
+        else:
+            links = paging.links(self.info, len(items), last_off_by_one=self.on(F.WRONG_LAST_LINK))
+        embedded = [render(item) for item in paging.slice(items)]
+        return HalResult({"_links": links, "_embedded": {name: embedded}}, paging=paging)
+
+    def not_found(self, paging: Paging | None = None) -> HalResult:
+        """404 notFound, or 200 with an empty body under the fault not_found_as_200."""
+        if self.on(F.NOT_FOUND_AS_200):
+            return HalResult(None, paging=paging)
+        raise ProblemError("notFound")

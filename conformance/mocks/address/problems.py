@@ -1,0 +1,183 @@
+"""Problem details of the address mock (seed parts 2 and 7; bag-api.md 5.1 to 5.5).
+
+Handlers raise ProblemError; the app renders it once, in `render_problem`, which is also the
+one place where the problem-body faults act. Titles and invalid-params reasons are the
+literal Dutch texts of the public API (bag-api.md 5.2 and 5.4).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.responses import Response
+
+from conformance.mocks.address import faults as F
+from conformance.mocks.faults import FaultSet
+
+PROBLEM_JSON = "application/problem+json"
+
+# code -> (HTTP status, Dutch title)
+CODES: dict[str, tuple[int, str]] = {
+    "paramsRequired": (400, "Ten minste één parameter moet worden opgegeven."),
+    "paramsCombination": (400, "Minimale combinatie van parameters moet worden opgegeven."),
+    "unsupportedCombination": (400, "De combinatie van opgegeven parameters is niet toegestaan."),
+    "paramsValidation": (400, "Een of meerdere parameters zijn niet correct."),
+    "authentication": (401, "Niet correct geauthenticeerd."),
+    "autorisation": (403, "U bent niet geautoriseerd voor deze operatie."),
+    "notFound": (404, "Opgevraagde resource bestaat niet."),
+    "methodNotAllowed": (405, "Deze methode is niet toegestaan"),
+    "notAcceptable": (406, "Gevraagde contenttype wordt niet ondersteund."),
+    "crsNotAcceptable": (406, "CRS niet ondersteund."),
+    "crsNotSupported": (415, "CRS niet ondersteund"),
+    "tooManyRequests": (429, "Te veel verzoeken."),
+    "serverError": (500, "Interne server fout."),
+    "notAvailable": (503, "Bronservice is tijdelijk niet beschikbaar."),
+}
+
+# The fault `wrong_error_code` answers with these near misses.
+_WRONG_CODES: dict[str, str] = {
+    "paramsRequired": "paramsrequired",
+    "paramsCombination": "paramscombination",
+    "unsupportedCombination": "unsupportedCombi",
+    "paramsValidation": "paramsvalidation",
+    "authentication": "unauthorized",
+    "autorisation": "authorization",
+    "notFound": "notfound",
+    "methodNotAllowed": "methodnotallowed",
+    "notAcceptable": "notacceptable",
+    "crsNotAcceptable": "crsnotacceptable",
+    "crsNotSupported": "crsnotsupported",
+    "tooManyRequests": "toomanyrequests",
+    "serverError": "servererror",
+    "notAvailable": "sourceUnavailable",
+}
+
+_TYPES: dict[int, str] = {
+    400: "https://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html#sec10.4.1",
+    401: "https://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html#sec10.4.2",
+    403: "https://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html#sec10.4.4",
+    404: "https://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html#sec10.4.5",
+    405: "https://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html#sec10.4.6",
+    406: "https://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html#sec10.4.7",
+    415: "https://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html#sec10.4.16",
+    429: "https://datatracker.ietf.org/doc/html/rfc6585#section-4",
+    500: "https://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html#sec10.5.1",
+    503: "https://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html#sec10.5.4",
+}
+
+_DETAILS: dict[int, str] = {
+    400: "The request could not be understood by the server due to malformed syntax.",
+    401: "The request requires user authentication.",
+    403: "The server understood the request, but is refusing to fulfill it.",
+    404: "The server has not found anything matching the Request-URI.",
+    405: "The method specified in the Request-Line is not allowed for the resource.",
+    406: "The resource identified by the request is not capable of generating the requested content.",
+    415: "The server is refusing to service the request because the entity is in an unsupported format.",
+    429: "The user has sent too many requests in a given amount of time.",
+    500: "The server encountered an unexpected condition which prevented it from fulfilling the request.",
+    503: "The server is currently unable to handle the request.",
+}
+
+# invalid-params reasons (bag-api.md 5.4); `{}` is filled in with the limit or value.
+REASONS: dict[str, str] = {
+    "integer": "Waarde is geen geldige integer.",
+    "number": "Waarde is geen geldige number.",
+    "boolean": "Waarde is geen geldige boolean.",
+    "date": "Waarde is geen geldige datum.",
+    "timestamp": "Waarde is geen geldig tijdstip.",
+    "enum": "Waarde heeft geen geldige waarde uit de enumeratie.",
+    "minimum": "Waarde is lager dan minimum {}.",
+    "maximum": "Waarde is hoger dan maximum {}.",
+    "minLength": "Waarde is korter dan minimale lengte {}.",
+    "maxLength": "Waarde is langer dan maximale lengte {}.",
+    "pattern": "Waarde voldoet niet aan patroon {}.",
+    "required": "Parameter is verplicht.",
+    "expand": "Deel van de parameterwaarde is niet correct: {}.",
+    "schema": "Waarde voldoet niet aan schema van {}.",
+    "notAllowedCharacter": "Parameter bevat niet toegestane karakters.",
+    "range": "Min mag niet hoger zijn dan max.",
+    "surfaceMaximum": "Waarde is hoger dan maximum oppervlakte 250000 m2.",
+    "geometryMismatch": "Waarde is niet conform opgegeven CRS.",
+    "minItems": "Array bevat minder dan {} items.",
+    "maxItems": "Array bevat meer dan {} items.",
+    "unsupportedCombination": "De combinatie van opgegeven parameters is niet toegestaan.",
+}
+
+# Type errors: only the first one is reported (bag-api.md 5.5); all others are reported.
+TYPE_CODES = frozenset({"integer", "number", "boolean", "enum", "date", "timestamp"})
+
+_VALIDATION_TYPE = "https://www.vng.nl/realisatie/api/validaties/"
+
+
+@dataclass(frozen=True)
+class InvalidParam:
+    name: str
+    code: str
+    reason: str
+
+    @classmethod
+    def of(cls, name: str, code: str, arg: object = "") -> InvalidParam:
+        return cls(name, code, REASONS[code].format(arg))
+
+    def as_dict(self) -> dict[str, str]:
+        return {
+            "type": _VALIDATION_TYPE + self.code,
+            "name": self.name,
+            "code": self.code,
+            "reason": self.reason,
+        }
+
+
+@dataclass
+class ProblemError(Exception):
+    code: str
+    invalid_params: list[InvalidParam] = field(default_factory=list)
+    headers: dict[str, str] = field(default_factory=dict)
+    # Extra members (ExtendedProblemDetails on 429).
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def status(self) -> int:
+        return CODES[self.code][0]
+
+
+def required(names: list[str], code: str = "paramsRequired") -> ProblemError:
+    return ProblemError(code, [InvalidParam.of(n, "required") for n in names])
+
+
+def unsupported(names: list[str]) -> ProblemError:
+    return ProblemError(
+        "unsupportedCombination", [InvalidParam.of(n, "unsupportedCombination") for n in names]
+    )
+
+
+def validation(items: list[InvalidParam]) -> ProblemError:
+    return ProblemError("paramsValidation", items)
+
+
+def render_problem(err: ProblemError, instance: str, faults: FaultSet) -> Response:
+    status, title = CODES[err.code]
+    code = _WRONG_CODES[err.code] if faults.on(F.WRONG_ERROR_CODE.name) else err.code
+    body: dict[str, Any] = {
+        "type": _TYPES[status],
+        "title": title,
+        "status": status + 1 if faults.on(F.PROBLEM_STATUS_MISMATCH.name) else status,
+        "detail": _DETAILS[status],
+        "instance": instance,
+        "code": code,
+    }
+    if status == 400 and not faults.on(F.INVALID_PARAMS_MISSING.name):
+        items = [p.as_dict() for p in err.invalid_params]
+        if faults.on(F.INVALID_PARAMS_WITHOUT_NAME.name):
+            for item in items:
+                del item["name"]
+        body["invalid-params"] = items
+    body.update(err.extra)
+    media = "application/json" if faults.on(F.PROBLEM_AS_PLAIN_JSON.name) else PROBLEM_JSON
+    return Response(json_bytes(body), status_code=status, headers=err.headers, media_type=media)
+
+
+def json_bytes(body: Any) -> bytes:
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
