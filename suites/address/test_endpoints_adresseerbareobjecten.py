@@ -1,0 +1,395 @@
+"""GET /adresseerbareobjecten, /adresseerbareobjecten/{id} and /{id}/lvc (seed parts 1, 2, 4, 8).
+
+Sample ids come from the profile; everything else (addresses, buildings, areas, purposes,
+registration moments) is read from the server's own responses first.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any
+
+import pytest
+
+from conformance.checks.address import endpoints as E
+from conformance.checks.address import hal, problem
+from conformance.checks.finding import Finding, expect
+
+OBJECTS = "/adresseerbareobjecten"
+# bag-api.md 2.2 (the seed does not show the values of Gebruiksdoel).
+GEBRUIKSDOELEN = (
+    "woonfunctie", "bijeenkomstfunctie", "celfunctie", "gezondheidszorgfunctie", "industriefunctie",
+    "kantoorfunctie", "logiesfunctie", "onderwijsfunctie", "sportfunctie", "winkelfunctie",
+    "overige gebruiksfunctie",
+)  # fmt: skip
+RELATIONS = ("heeftAlsHoofdAdres", "heeftAlsNevenAdres", "maaktDeelUitVan")
+
+
+def get_object(api, object_id: str, **params: str):
+    return api.get(f"{OBJECTS}/{object_id}", params or None)
+
+
+def fetch_object(api, object_id: str) -> dict[str, Any]:
+    """The object as the server gives it without parameters (200 required)."""
+    return E.single_object(get_object(api, object_id), object_id)
+
+
+def search_all(api, params: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    return E.collect(api.get, OBJECTS, params, "adresseerbareObjecten")
+
+
+def bbox_param(api) -> tuple[E.Box, tuple[str, str]]:
+    box = E.parse_bbox(api.sample("bbox"))
+    return box, ("bbox", E.format_bbox(box))
+
+
+def relation_ids(data: dict[str, Any]) -> dict[str, list[str]]:
+    main = E.main_address(data)
+    expect(main is not None, "the object has no heeftAlsHoofdAdres", actual=E.object_id(data))
+    return {"heeftAlsHoofdAdres": [main], "heeftAlsNevenAdres": E.side_addresses(data),
+            "maaktDeelUitVan": E.buildings(data)}  # fmt: skip
+
+
+def check_embedded(item: dict[str, Any], expand: str, related: dict[str, list[str]]) -> None:
+    names = [r for r in RELATIONS if related[r]] if expand == "true" else expand.split(",")
+    for relation in names:
+        if not related[relation]:
+            pytest.skip(f"the sample object has no {relation} to embed")
+        E.embeds(E.object_embedded(item), relation, related[relation], E.object_id(item))
+
+
+def first_vbo_with(api, attribute) -> dict[str, Any]:
+    """A verblijfsobject of the sample box for which `attribute(item)` is truthy."""
+    _, bbox = bbox_param(api)
+    found = search_all(api, [bbox, ("type", "verblijfsobject")])
+    chosen = [i for i in found if E.object_type(i) == "verblijfsobject" and attribute(i)]
+    expect(bool(chosen), "the sample box holds no verblijfsobject with the attribute needed", actual=len(found))
+    return chosen[0]
+
+
+# --------------------------------------------------------------------------- /adresseerbareobjecten
+@pytest.mark.negative
+@pytest.mark.check("address.adresseerbareobjecten.no_parameters_rejected")
+def test_no_parameters_rejected(address_api) -> None:
+    ex = address_api.get(OBJECTS)
+    E.has_status(ex, 400, "no query kind given")
+    problem.has_problem_code(ex, "paramsRequired")
+
+
+@pytest.mark.check("address.adresseerbareobjecten.by_nummeraanduiding")
+def test_by_nummeraanduiding(address_api) -> None:
+    vbo = address_api.sample("verblijfsobject")
+    data = fetch_object(address_api, vbo)
+    related = relation_ids(data)
+    for num in related["heeftAlsHoofdAdres"] + related["heeftAlsNevenAdres"]:
+        found = search_all(address_api, [("nummeraanduidingIdentificatie", num)])
+        E.objects_have_address(found, num)
+        E.includes(E.object_ids(found), vbo, f"the object with address {num}")
+
+
+@pytest.mark.check("address.adresseerbareobjecten.bbox_results_in_box")
+def test_bbox_results_in_box(address_api) -> None:
+    box, bbox = bbox_param(address_api)
+    found = search_all(address_api, [bbox])
+    E.non_empty(found, "the sample bbox holds objects")
+    E.objects_meet_box(found, box)
+
+
+@pytest.mark.check("address.adresseerbareobjecten.exactly_one_type")
+def test_exactly_one_type(address_api) -> None:
+    _, bbox = bbox_param(address_api)
+    found = search_all(address_api, [bbox])
+    E.non_empty(found, "the sample bbox holds objects")
+    for item in found:
+        E.object_type(item)
+
+
+@pytest.mark.parametrize(
+    ("height", "accepted"),
+    [pytest.param(500.0, True, id="250000m2"), pytest.param(500.1, False, id="250050m2", marks=pytest.mark.negative)],
+)
+@pytest.mark.check("address.adresseerbareobjecten.bbox_area_limit")
+def test_bbox_area_limit(address_api, height: float, accepted: bool) -> None:
+    box = E.square_bbox(address_api.sample("bbox"), 500.0, height)
+    ex = address_api.get(OBJECTS, [("bbox", E.format_bbox(box))])
+    if accepted:
+        E.is_ok(ex, "a bbox of exactly 250000 m2 is within the limit")
+    else:
+        E.rejected(ex, "bbox", "a bbox above 250000 m2")
+
+
+@pytest.mark.negative
+@pytest.mark.parametrize("shape", ["three", "five", "letters"])
+@pytest.mark.check("address.adresseerbareobjecten.bbox_arity_rejected")
+def test_bbox_arity_rejected(address_api, shape: str) -> None:
+    x1, y1, x2, y2 = E.format_bbox(E.parse_bbox(address_api.sample("bbox"))).split(",")
+    value = {"three": f"{x1},{y1},{x2}", "five": f"{x1},{y1},{x2},{y2},{y2}", "letters": "a,b,c,d"}[shape]
+    E.rejected(address_api.get(OBJECTS, [("bbox", value)]), "bbox", f"bbox {shape}")
+
+
+@pytest.mark.check("address.adresseerbareobjecten.bbox_corner_order")
+def test_bbox_corner_order(address_api, observe) -> None:
+    box, bbox = bbox_param(address_api)
+    normal = address_api.get(OBJECTS, [bbox, ("pageSize", "100")])
+    swapped = E.format_bbox((box[0], box[3], box[2], box[1]))  # upper-left, lower-right
+    ex = address_api.get(OBJECTS, [("bbox", swapped), ("pageSize", "100")])
+    same = None
+    if ex.status == 200 and normal.status == 200:
+        try:
+            same = sorted(E.object_ids(hal.embedded(ex, "adresseerbareObjecten"))) == sorted(
+                E.object_ids(hal.embedded(normal, "adresseerbareObjecten")))
+        except Finding:  # unreadable results are other checks' business; this one only measures
+            same = None
+    code = ex.json.get("code") if isinstance(ex.json, dict) else None
+    observe({"status": ex.status, "code": code, "same_results_as_lower_left_first": same})
+
+
+@pytest.mark.parametrize("kind", E.OBJECT_TYPES)
+@pytest.mark.check("address.adresseerbareobjecten.type_filter")
+def test_type_filter(address_api, kind: str) -> None:
+    _, bbox = bbox_param(address_api)
+    found = search_all(address_api, [bbox, ("type", kind)])
+    E.non_empty(found, f"the sample bbox holds a {kind}")
+    E.objects_of_type(found, kind)
+
+
+@pytest.mark.check("address.adresseerbareobjecten.gebruiksdoelen_filter")
+def test_gebruiksdoelen_filter(address_api) -> None:
+    vbo = first_vbo_with(address_api, E.gebruiksdoelen)
+    held = E.gebruiksdoelen(vbo)
+    other = next((d for d in GEBRUIKSDOELEN if d not in held), None)
+    wanted = [held[0]] + ([other] if other else [])
+    _, bbox = bbox_param(address_api)
+    found = search_all(address_api, [bbox, ("gebruiksdoelen", ",".join(wanted))])
+    E.objects_have_purpose(found, wanted)
+    E.includes(E.object_ids(found), E.object_id(vbo), f"a verblijfsobject with purpose {held[0]}")
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "accepted"),
+    [
+        pytest.param("oppervlakte[min]", "0", False, marks=pytest.mark.negative),
+        pytest.param("oppervlakte[min]", "1", True),
+        pytest.param("oppervlakte[max]", "999999", True),
+        pytest.param("oppervlakte[max]", "1000000", False, marks=pytest.mark.negative),
+    ],
+)
+@pytest.mark.check("address.adresseerbareobjecten.oppervlakte_limits")
+def test_oppervlakte_limits(address_api, name: str, value: str, accepted: bool) -> None:
+    _, bbox = bbox_param(address_api)
+    ex = address_api.get(OBJECTS, [bbox, (name, value)])
+    if accepted:
+        E.is_ok(ex, f"{name}={value} is within 1..999999")
+    else:
+        E.rejected(ex, (name, "oppervlakte"), f"{name}={value} is outside 1..999999")
+
+
+@pytest.mark.check("address.adresseerbareobjecten.oppervlakte_filter")
+def test_oppervlakte_filter(address_api) -> None:
+    vbo = first_vbo_with(address_api, E.oppervlakte)
+    area = E.oppervlakte(vbo)
+    assert area is not None
+    _, bbox = bbox_param(address_api)
+    for low, high in ((area, area), (area, None), (None, area)):
+        params = [bbox] + [(f"oppervlakte[{k}]", str(v)) for k, v in (("min", low), ("max", high)) if v is not None]
+        found = search_all(address_api, params)
+        E.objects_within_area(found, low, high)
+        E.includes(E.object_ids(found), E.object_id(vbo), f"a verblijfsobject of {area} m2")
+
+
+@pytest.mark.check("address.adresseerbareobjecten.oppervlakte_excludes_berths_pitches")
+def test_oppervlakte_excludes_berths_pitches(address_api) -> None:
+    _, bbox = bbox_param(address_api)
+    for kind in ("ligplaats", "standplaats"):
+        found = E.items(address_api.get(OBJECTS, [bbox, ("type", kind)]), "adresseerbareObjecten")
+        E.non_empty(found, f"the sample bbox holds a {kind} (without oppervlakte)")
+    found = search_all(address_api, [bbox, ("oppervlakte[min]", "1"), ("oppervlakte[max]", "999999")])
+    E.objects_within_area(found, 1, 999999)
+
+
+def _min_above_max(address_api):
+    _, bbox = bbox_param(address_api)
+    return address_api.get(OBJECTS, [bbox, ("oppervlakte[min]", "200"), ("oppervlakte[max]", "100")])
+
+
+@pytest.mark.negative
+@pytest.mark.check("address.adresseerbareobjecten.oppervlakte_min_above_max_rejected")
+def test_oppervlakte_min_above_max_rejected(address_api) -> None:
+    E.is_client_error(_min_above_max(address_api), "oppervlakte min greater than max is an error")
+
+
+@pytest.mark.negative
+@pytest.mark.check("address.adresseerbareobjecten.oppervlakte_min_above_max_response")
+def test_oppervlakte_min_above_max_response(address_api, observe) -> None:
+    ex = _min_above_max(address_api)
+    body = ex.json if isinstance(ex.json, dict) else {}
+    params = body.get("invalid-params") if isinstance(body.get("invalid-params"), list) else []
+    observe({"status": ex.status, "code": body.get("code"),
+             "invalid-params": [(p.get("name"), p.get("code")) for p in params if isinstance(p, dict)]})
+
+
+@pytest.mark.negative
+@pytest.mark.check("address.adresseerbareobjecten.bbox_filter_without_bbox_rejected")
+def test_bbox_filter_without_bbox_rejected(address_api) -> None:
+    ex = address_api.get(OBJECTS, [("geconstateerd", "true")])
+    E.has_status(ex, 400, "geconstateerd alone is no query kind")
+    problem.has_problem_code(ex, "paramsRequired")
+
+
+@pytest.mark.check("address.adresseerbareobjecten.by_pand")
+def test_by_pand(address_api) -> None:
+    vbo = address_api.sample("verblijfsobject")
+    panden = E.buildings(fetch_object(address_api, vbo))
+    expect(bool(panden), "the sample verblijfsobject lies in no building (maaktDeelUitVan)", actual=vbo)
+    for chosen in [[p] for p in panden] + ([panden] if len(panden) > 1 else []):
+        found = search_all(address_api, [("pandIdentificaties", ",".join(chosen))])
+        E.objects_in_buildings(found, chosen)
+        E.includes(E.object_ids(found), vbo, f"the verblijfsobject in {','.join(chosen)}")
+
+
+@pytest.mark.negative
+@pytest.mark.parametrize("case", ["nummeraanduiding_15_digits", "nummeraanduiding_letters", "pand_wrong_type"])
+@pytest.mark.check("address.adresseerbareobjecten.identifier_patterns_rejected")
+def test_identifier_patterns_rejected(address_api, case: str) -> None:
+    num, vbo = address_api.sample("nummeraanduiding"), address_api.sample("verblijfsobject")
+    name, value = {
+        "nummeraanduiding_15_digits": ("nummeraanduidingIdentificatie", num[:-1]),
+        "nummeraanduiding_letters": ("nummeraanduidingIdentificatie", "a" * len(num)),
+        "pand_wrong_type": ("pandIdentificaties", vbo),  # type code 01, not 10
+    }[case]
+    E.rejected(address_api.get(OBJECTS, [(name, value)]), name, f"malformed {name}")
+
+
+@pytest.mark.check("address.adresseerbareobjecten.huidig")
+def test_huidig(address_api) -> None:
+    ended = address_api.sample("adresseerbaarobject_eindstatus")
+    num = relation_ids(fetch_object(address_api, ended))["heeftAlsHoofdAdres"][0]
+    for huidig, present in (("false", True), ("true", False)):
+        found = search_all(address_api, [("nummeraanduidingIdentificatie", num), ("huidig", huidig)])
+        check = E.includes if present else E.excludes
+        check(E.object_ids(found), ended, f"the object with an end status (huidig={huidig})")
+
+
+@pytest.mark.parametrize("expand", [*RELATIONS, "heeftAlsHoofdAdres,maaktDeelUitVan", "true"])
+@pytest.mark.check("address.adresseerbareobjecten.expand_embeds")
+def test_expand_embeds(address_api, expand: str) -> None:
+    vbo = address_api.sample("verblijfsobject")
+    related = relation_ids(fetch_object(address_api, vbo))
+    num = related["heeftAlsHoofdAdres"][0]
+    found = E.items(address_api.get(OBJECTS, [("nummeraanduidingIdentificatie", num), ("expand", expand)]),
+                    "adresseerbareObjecten")
+    item = next((i for i in found if E.object_id(i) == vbo), None)
+    expect(item is not None, "the verblijfsobject is missing from the results", expected=vbo)
+    assert item is not None
+    check_embedded(item, expand, related)
+
+
+@pytest.mark.negative
+@pytest.mark.parametrize("expand", ["bestaatniet", "heeftAlsHoofdAdres,bestaatniet", "woonplaats"])
+@pytest.mark.check("address.adresseerbareobjecten.expand_unknown_rejected")
+def test_expand_unknown_rejected(address_api, expand: str) -> None:
+    num = address_api.sample("nummeraanduiding")
+    ex = address_api.get(OBJECTS, [("nummeraanduidingIdentificatie", num), ("expand", expand)])
+    E.rejected(ex, "expand", f"expand={expand}")
+
+
+@pytest.mark.negative
+@pytest.mark.check("address.adresseerbareobjecten.expand_empty_rejected")
+def test_expand_empty_rejected(address_api) -> None:
+    num = address_api.sample("nummeraanduiding")
+    ex = address_api.get(OBJECTS, [("nummeraanduidingIdentificatie", num), ("expand", "")])
+    E.rejected(ex, "expand", "an empty expand")
+
+
+# --------------------------------------------------------------------------- /adresseerbareobjecten/{id}
+@pytest.mark.parametrize("kind", E.OBJECT_TYPES)
+@pytest.mark.check("address.adresseerbaarobject.by_id")
+def test_object_by_id(address_api, kind: str) -> None:
+    object_id = address_api.sample(kind)
+    E.single_object(get_object(address_api, object_id), object_id, kind)
+
+
+@pytest.mark.check("address.adresseerbaarobject.unknown_not_found")
+def test_object_unknown_not_found(address_api) -> None:
+    E.is_not_found(get_object(address_api, address_api.sample("unknown_adresseerbaarobject")))
+
+
+@pytest.mark.negative
+@pytest.mark.parametrize("case", ["10_digits", "letters"])
+@pytest.mark.check("address.adresseerbaarobject.malformed_id_rejected")
+def test_object_malformed_id_rejected(address_api, case: str) -> None:
+    vbo = address_api.sample("verblijfsobject")
+    value = vbo[:10] if case == "10_digits" else "a" * len(vbo)
+    E.rejected(get_object(address_api, value), "adresseerbaarObjectIdentificatie", f"path id {value}")
+
+
+@pytest.mark.check("address.adresseerbaarobject.geldig_op")
+def test_object_geldig_op(address_api) -> None:
+    object_id, day = address_api.sample("adresseerbaarobject_historie"), address_api.sample("historie_datum")
+    current = fetch_object(address_api, object_id)
+    then = E.single_object(get_object(address_api, object_id, geldigOp=day), object_id)
+    E.valid_on(then, date.fromisoformat(day), current)
+
+
+@pytest.mark.check("address.adresseerbaarobject.beschikbaar_op")
+def test_object_beschikbaar_op(address_api) -> None:
+    object_id = address_api.sample("adresseerbaarobject_historie")
+    current = fetch_object(address_api, object_id)
+    registered = E.parse_moment(E.voorkomen(current).get("tijdstipRegistratie"))
+    if registered is None:
+        pytest.skip("the current occurrence shows no readable voorkomen.tijdstipRegistratie to travel before")
+    moment = registered.replace(tzinfo=None) - timedelta(milliseconds=1)
+    value = moment.isoformat(timespec="milliseconds")
+    then = E.single_object(get_object(address_api, object_id, beschikbaarOp=value), object_id)
+    E.registered_before(then, current, moment)
+
+
+@pytest.mark.check("address.adresseerbaarobject.huidig")
+def test_object_huidig(address_api) -> None:
+    ended = address_api.sample("adresseerbaarobject_eindstatus")
+    E.has_status(get_object(address_api, ended, huidig="true"), 404, "huidig=true and the object has an end status")
+    E.single_object(get_object(address_api, ended, huidig="false"), ended)
+
+
+@pytest.mark.parametrize(
+    ("kind", "expand"),
+    [("verblijfsobject", "true"), ("verblijfsobject", "heeftAlsHoofdAdres"), ("verblijfsobject", "heeftAlsNevenAdres"),
+     ("verblijfsobject", "maaktDeelUitVan"), ("ligplaats", "true"), ("standplaats", "heeftAlsHoofdAdres")],
+)
+@pytest.mark.check("address.adresseerbaarobject.expand_embeds")
+def test_object_expand_embeds(address_api, kind: str, expand: str) -> None:
+    object_id = address_api.sample(kind)
+    related = relation_ids(fetch_object(address_api, object_id))
+    if kind == "verblijfsobject" and expand == "true":
+        expect(bool(related["maaktDeelUitVan"]), "the verblijfsobject lies in no building", actual=object_id)
+    data = E.single_object(get_object(address_api, object_id, expand=expand), object_id, kind)
+    check_embedded(data, expand, related)
+
+
+# --------------------------------------------------------------------------- /lvc
+def lvc(api, object_id: str, **params: str):
+    return api.get(f"{OBJECTS}/{object_id}/lvc", params or None)
+
+
+@pytest.mark.check("address.lvc.gehele_lvc")
+def test_lvc_gehele_lvc(address_api) -> None:
+    object_id = address_api.sample("adresseerbaarobject_historie")
+    default = E.occurrence_keys(lvc(address_api, object_id))
+    valid = E.occurrence_keys(lvc(address_api, object_id, geheleLvc="false"))
+    whole = E.occurrence_keys(lvc(address_api, object_id, geheleLvc="true"))
+    expect(sorted(default) == sorted(valid), "the default differs from geheleLvc=false",
+           expected=sorted(valid), actual=sorted(default))
+    E.whole_life_cycle_larger(valid, whole)
+
+
+@pytest.mark.check("address.lvc.unknown_not_found")
+def test_lvc_unknown_not_found(address_api) -> None:
+    E.is_not_found(lvc(address_api, address_api.sample("unknown_adresseerbaarobject")))
+
+
+@pytest.mark.check("address.lvc.no_paging_links")
+def test_lvc_no_paging_links(address_api) -> None:
+    ex = lvc(address_api, address_api.sample("adresseerbaarobject_historie"), geheleLvc="true")
+    E.is_ok(ex)
+    present = sorted(set(hal.links(hal.body(ex))) & set(hal.PAGING_RELATIONS))
+    expect(not present, "a life cycle carries paging links", actual=present)

@@ -1,0 +1,432 @@
+"""GET /adressen, /adressen/zoek and /adressen/{id} (seed parts 2, 4, 8).
+
+The query values come from the sample address as the server returns it (postcode,
+number, names, identifiers), so the checks hold for any register the profile points at.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.checks.address import endpoints as E
+from conformance.checks.address import hal
+from conformance.checks.finding import expect
+
+ADRESSEN = "/adressen"
+ZOEK = "/adressen/zoek"
+RELATIONS = ("nummeraanduiding", "openbareRuimte", "woonplaats", "adresseerbaarObject", "panden")
+
+
+def fetch_address(api, num: str, **params: str) -> dict[str, Any]:
+    """GET /adressen/{num}: 200 with that address."""
+    ex = api.get(f"{ADRESSEN}/{num}", params or None)
+    E.is_ok(ex)
+    data = hal.body(ex)
+    expect(E.address_id(data) == num, "the address returned is not the one requested", expected=num,
+           actual=E.address_id(data))
+    return data
+
+
+def field(address: dict[str, Any], name: str) -> Any:
+    value = address.get(name)
+    expect(value not in (None, ""), f"the sample address has no {name}", actual=E.address_id(address))
+    return value
+
+
+def postcode_query(address: dict[str, Any]) -> list[tuple[str, str]]:
+    return [("postcode", str(field(address, "postcode"))), ("huisnummer", str(field(address, "huisnummer")))]
+
+
+def naam_query(address: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(n, str(field(address, n))) for n in ("woonplaatsNaam", "openbareRuimteNaam", "huisnummer")]
+
+
+def search_all(api, params: list[tuple[str, str]], path: str = ADRESSEN) -> list[dict[str, Any]]:
+    return E.collect(api.get, path, params, "adressen")
+
+
+def body(ex) -> dict[str, Any]:
+    E.is_ok(ex)
+    return hal.body(ex)
+
+
+def sample_address(api) -> dict[str, Any]:
+    """The sample address as the server gives it, the source of query values (its own
+    identity is checked by address.adres.by_id, not here)."""
+    return body(api.get(f"{ADRESSEN}/{api.sample('nummeraanduiding')}"))
+
+
+def vbo_relations(api) -> tuple[str, str, list[str], list[str]]:
+    """(verblijfsobject id, main address, side addresses, buildings) from /adresseerbareobjecten/{id}."""
+    vbo = api.sample("verblijfsobject")
+    data = body(api.get(f"/adresseerbareobjecten/{vbo}"))
+    main = E.main_address(data)
+    expect(main is not None, "the sample verblijfsobject has no heeftAlsHoofdAdres", actual=vbo)
+    assert main is not None
+    return vbo, main, E.side_addresses(data), E.buildings(data)
+
+
+def expected_embeds(address: dict[str, Any], vbo: str, panden: list[str]) -> dict[str, list[str]]:
+    return {
+        "nummeraanduiding": [E.address_id(address)],
+        "openbareRuimte": [str(field(address, "openbareRuimteIdentificatie"))],
+        "woonplaats": [str(field(address, "woonplaatsIdentificatie"))],
+        "adresseerbaarObject": [vbo],
+        "panden": panden,
+    }
+
+
+def check_address_embeds(address: dict[str, Any], expand: str, related: dict[str, list[str]]) -> None:
+    names = RELATIONS if expand == "true" else expand.split(",")
+    for relation in names:
+        E.embeds(E.address_embedded(address), relation, related[relation], E.address_id(address))
+
+
+# --------------------------------------------------------------------------- query kinds
+@pytest.mark.check("address.adressen.by_postcode_huisnummer")
+def test_by_postcode_huisnummer(address_api) -> None:
+    address = sample_address(address_api)
+    found = search_all(address_api, postcode_query(address))
+    E.addresses_match(found, postcode=address["postcode"], huisnummer=address["huisnummer"])
+    E.includes(E.address_ids(found), E.address_id(address), "the sample address")
+
+
+@pytest.mark.parametrize("part", ["huisletter", "huisnummertoevoeging"])
+@pytest.mark.check("address.adressen.by_postcode_huisnummer_letter_addition")
+def test_by_postcode_huisnummer_letter_addition(address_api, part: str) -> None:
+    address = sample_address(address_api)
+    variants = [a for a in search_all(address_api, postcode_query(address)) if a.get(part)]
+    expect(bool(variants), f"the sample's postcode and number have no variant with a {part}",
+           actual=E.address_id(address))
+    value = str(variants[0][part])
+    found = search_all(address_api, [*postcode_query(address), (part, value)])
+    E.addresses_match(found, postcode=address["postcode"], huisnummer=address["huisnummer"], **{part: value})
+    E.includes(E.address_ids(found), E.address_id(variants[0]), f"the address with {part} {value}")
+
+
+@pytest.mark.check("address.adressen.by_adresseerbaar_object")
+def test_by_adresseerbaar_object(address_api) -> None:
+    vbo, main, sides, _ = vbo_relations(address_api)
+    found = search_all(address_api, [("adresseerbaarObjectIdentificatie", vbo)])
+    E.addresses_match(found, adresseerbaarObjectIdentificatie=vbo)
+    for num in [main, *sides]:
+        E.includes(E.address_ids(found), num, f"address {num} of the verblijfsobject")
+
+
+@pytest.mark.check("address.adressen.by_woonplaats_straat_huisnummer")
+def test_by_woonplaats_straat_huisnummer(address_api) -> None:
+    address = sample_address(address_api)
+    found = search_all(address_api, naam_query(address))
+    E.addresses_match(found, **{name: value for name, value in naam_query(address)})
+    E.includes(E.address_ids(found), E.address_id(address), "the sample address")
+
+
+@pytest.mark.check("address.adressen.by_pand")
+def test_by_pand(address_api) -> None:
+    _, main, _, panden = vbo_relations(address_api)
+    expect(bool(panden), "the sample verblijfsobject lies in no building", actual=main)
+    found = search_all(address_api, [("pandIdentificatie", panden[0])])
+    E.addresses_in_building(found, panden[0])
+    E.includes(E.address_ids(found), main, "the main address of the verblijfsobject in the building")
+
+
+@pytest.mark.check("address.adressen.by_q")
+def test_by_q(address_api) -> None:
+    address = sample_address(address_api)
+    q = f"{field(address, 'postcode')} {field(address, 'huisnummer')}"
+    found = E.collect(address_api.get, ADRESSEN, [("q", q)], "adressen", max_pages=3)
+    E.includes(E.address_ids(found), E.address_id(address), f"the sample address (q={q!r})")
+    E.q_terms_matched(found, q)
+
+
+@pytest.mark.check("address.adressen.by_openbare_ruimte")
+def test_by_openbare_ruimte(address_api) -> None:
+    address = sample_address(address_api)
+    own = str(field(address, "openbareRuimteIdentificatie"))
+    found = search_all(address_api, [("openbareRuimteIdentificatie", own)])
+    E.addresses_match(found, openbareRuimteIdentificatie=own)
+    E.includes(E.address_ids(found), E.address_id(address), "the sample address on its public space")
+    public_space = address_api.sample("openbareruimte")
+    found = search_all(address_api, [("openbareRuimteIdentificatie", public_space)])
+    E.non_empty(found, "the sample public space has addresses")
+    E.addresses_match(found, openbareRuimteIdentificatie=public_space)
+
+
+# --------------------------------------------------------------------------- parameter formats and limits
+@pytest.mark.parametrize("form", ["space", "lower", "space_lower"])
+@pytest.mark.check("address.adressen.postcode_forms_accepted")
+def test_postcode_forms_accepted(address_api, form: str) -> None:
+    address = sample_address(address_api)
+    canonical = E.normal_postcode(field(address, "postcode"))
+    spaced = f"{canonical[:4]} {canonical[4:]}"
+    value = {"space": spaced, "lower": canonical.lower(), "space_lower": spaced.lower()}[form]
+    number = ("huisnummer", str(address["huisnummer"]))
+    want = sorted(E.address_ids(search_all(address_api, [("postcode", canonical), number])))
+    got = sorted(E.address_ids(search_all(address_api, [("postcode", value), number])))
+    expect(got == want, f"postcode {value!r} finds other addresses than {canonical!r}", expected=want, actual=got)
+
+
+@pytest.mark.negative
+@pytest.mark.parametrize("case", ["leading_zero", "three_letters", "two_spaces"])
+@pytest.mark.check("address.adressen.postcode_pattern_rejected")
+def test_postcode_pattern_rejected(address_api, case: str) -> None:
+    address = sample_address(address_api)
+    pc = E.normal_postcode(field(address, "postcode"))
+    value = {"leading_zero": "0" + pc[1:], "three_letters": pc + "A", "two_spaces": f"{pc[:4]}  {pc[4:]}"}[case]
+    ex = address_api.get(ADRESSEN, [("postcode", value), ("huisnummer", str(address["huisnummer"]))])
+    E.rejected(ex, "postcode", f"postcode {value!r}")
+
+
+def _bounds(name: str, cases: list[tuple[str, bool]]) -> list[Any]:
+    return [pytest.param(v, ok, id=f"{name}={v}" if v else f"{name}=empty", marks=() if ok else pytest.mark.negative)
+            for v, ok in cases]
+
+
+@pytest.mark.parametrize(("value", "accepted"),
+                         _bounds("huisnummer", [("0", False), ("1", True), ("99999", True), ("100000", False)]))
+@pytest.mark.check("address.adressen.huisnummer_limits")
+def test_huisnummer_limits(address_api, value: str, accepted: bool) -> None:
+    postcode = str(field(sample_address(address_api), "postcode"))
+    ex = address_api.get(ADRESSEN, [("postcode", postcode), ("huisnummer", value)])
+    if accepted:
+        E.is_ok(ex, f"huisnummer {value} is within 1..99999")
+    else:
+        E.rejected(ex, "huisnummer", f"huisnummer {value} is outside 1..99999")
+
+
+def _pattern_case(address_api, name: str, value: str, accepted: bool) -> None:
+    ex = address_api.get(ADRESSEN, [*postcode_query(sample_address(address_api)), (name, value)])
+    if accepted:
+        E.is_ok(ex, f"{name}={value!r} fits its pattern")
+    else:
+        E.rejected(ex, name, f"{name}={value!r} breaks its pattern")
+
+
+@pytest.mark.parametrize(("value", "accepted"), _bounds("huisnummertoevoeging", [("1a2b", True), ("1a2b3", False)]))
+@pytest.mark.check("address.adressen.huisnummertoevoeging_pattern")
+def test_huisnummertoevoeging_pattern(address_api, value: str, accepted: bool) -> None:
+    _pattern_case(address_api, "huisnummertoevoeging", value, accepted)
+
+
+@pytest.mark.parametrize(("value", "accepted"), _bounds("huisletter", [("b", True), ("bb", False)]))
+@pytest.mark.check("address.adressen.huisletter_pattern")
+def test_huisletter_pattern(address_api, value: str, accepted: bool) -> None:
+    _pattern_case(address_api, "huisletter", value, accepted)
+
+
+@pytest.mark.parametrize(
+    ("name", "length", "accepted"),
+    [pytest.param(n, length, length <= 80, marks=() if length <= 80 else pytest.mark.negative)
+     for n in ("woonplaatsNaam", "openbareRuimteNaam") for length in (80, 81)],
+)
+@pytest.mark.check("address.adressen.name_lengths")
+def test_name_lengths(address_api, name: str, length: int, accepted: bool) -> None:
+    params = dict(naam_query(sample_address(address_api)))
+    params[name] = "a" * length
+    ex = address_api.get(ADRESSEN, list(params.items()))
+    if accepted:
+        E.is_ok(ex, f"{name} of {length} characters is within 1..80")
+    else:
+        E.rejected(ex, name, f"{name} of {length} characters is longer than 80")
+
+
+def _length_case(ex, name: str, length: int, maximum: int) -> None:
+    if length == 1 and ex.status == 400 and isinstance(ex.json, dict) and ex.json.get("code") == "tooManyResults":
+        return  # a one-character search may find too much (bag-api.md 5.2): not a length verdict
+    if 1 <= length <= maximum:
+        E.is_ok(ex, f"{name} of {length} characters is within 1..{maximum}")
+    elif length == 0:
+        E.has_status(ex, 400, f"an empty {name}")
+    else:
+        E.rejected(ex, name, f"{name} of {length} characters is longer than {maximum}")
+
+
+LENGTHS_255 = [pytest.param(n, marks=() if 1 <= n <= 255 else pytest.mark.negative) for n in (255, 256, 0)]
+
+
+@pytest.mark.parametrize("length", LENGTHS_255)
+@pytest.mark.check("address.adressen.q_length")
+def test_q_length(address_api, length: int) -> None:
+    _length_case(address_api.get(ADRESSEN, [("q", "a" * length)]), "q", length, 255)
+
+
+@pytest.mark.negative
+@pytest.mark.check("address.adressen.postcode_without_huisnummer_rejected")
+def test_postcode_without_huisnummer_rejected(address_api) -> None:
+    ex = address_api.get(ADRESSEN, [("postcode", str(field(sample_address(address_api), "postcode")))])
+    E.has_status(ex, 400, "postcode without huisnummer is no complete query kind")
+
+
+@pytest.mark.negative
+@pytest.mark.check("address.adressen.postcode_without_huisnummer_code")
+def test_postcode_without_huisnummer_code(address_api, observe) -> None:
+    ex = address_api.get(ADRESSEN, [("postcode", str(field(sample_address(address_api), "postcode")))])
+    observe({"status": ex.status, "code": ex.json.get("code") if isinstance(ex.json, dict) else None})
+
+
+# --------------------------------------------------------------------------- switches
+@pytest.mark.parametrize("kind", ["postcode", "naam"])
+@pytest.mark.check("address.adressen.exacte_match")
+def test_exacte_match(address_api, kind: str) -> None:
+    address = sample_address(address_api)
+    base = postcode_query(address) if kind == "postcode" else naam_query(address)
+    criteria = {name: value for name, value in base}
+    exact = search_all(address_api, [*base, ("exacteMatch", "true")])
+    E.addresses_match(exact, **criteria)
+    E.addresses_exact(exact)
+    E.includes(E.address_ids(exact), E.address_id(address), "the sample address (exacteMatch=true)")
+    loose = search_all(address_api, [*base, ("exacteMatch", "false")])
+    E.addresses_match(loose, **criteria)
+    E.has_variants(loose)
+    E.includes(E.address_ids(loose), E.address_id(address), "the sample address (exacteMatch=false)")
+
+
+def end_status_query(api) -> tuple[str, list[tuple[str, str]]]:
+    """The end-status address and a query kind that selects it (postcode if it has one)."""
+    ended = api.sample("nummeraanduiding_eindstatus")
+    address = fetch_address(api, ended, inclusiefEindStatus="true")
+    return ended, postcode_query(address) if address.get("postcode") else naam_query(address)
+
+
+@pytest.mark.check("address.adressen.inclusief_eind_status")
+def test_inclusief_eind_status(address_api) -> None:
+    ended, query = end_status_query(address_api)
+    for extra, present in (([], False), ([("inclusiefEindStatus", "false")], False),
+                           ([("inclusiefEindStatus", "true")], True)):
+        ids = E.address_ids(search_all(address_api, [*query, *extra]))
+        check = E.includes if present else E.excludes
+        check(ids, ended, f"the address with an end status ({extra or 'default'})")
+
+
+# --------------------------------------------------------------------------- expand
+EXPANDS = [*RELATIONS, "openbareRuimte,woonplaats", "true"]
+
+
+@pytest.mark.parametrize("expand", EXPANDS)
+@pytest.mark.check("address.adressen.expand_embeds")
+def test_expand_embeds(address_api, expand: str) -> None:
+    vbo, main, _, panden = vbo_relations(address_api)
+    ex = address_api.get(ADRESSEN, [("adresseerbaarObjectIdentificatie", vbo), ("expand", expand)])
+    found = E.items(ex, "adressen")
+    E.includes(E.address_ids(found), main, "the main address of the verblijfsobject")
+    for address in found:
+        check_address_embeds(address, expand, expected_embeds(address, vbo, panden))
+
+
+@pytest.mark.parametrize("kind", ["pandIdentificatie", "openbareRuimteIdentificatie"])
+@pytest.mark.check("address.adressen.expand_against_relation")
+def test_expand_against_relation(address_api, observe, kind: str) -> None:
+    value = vbo_relations(address_api)[3][0] if kind == "pandIdentificatie" else address_api.sample("openbareruimte")
+    ex = address_api.get(ADRESSEN, [(kind, value), ("expand", "true")])
+    found = hal.embedded(ex, "adressen") if ex.status == 200 else []
+    code = ex.json.get("code") if isinstance(ex.json, dict) else None
+    observe({"query": kind, "status": ex.status, "code": code,
+             "embedded": any(isinstance(a, dict) and a.get("_embedded") for a in found)})
+
+
+@pytest.mark.negative
+@pytest.mark.parametrize("expand", ["bestaatniet", "woonplaats,bestaatniet", "heeftAlsHoofdAdres"])
+@pytest.mark.check("address.adressen.expand_unknown_rejected")
+def test_expand_unknown_rejected(address_api, expand: str) -> None:
+    ex = address_api.get(ADRESSEN, [*postcode_query(sample_address(address_api)), ("expand", expand)])
+    E.rejected(ex, "expand", f"expand={expand}")
+
+
+@pytest.mark.negative
+@pytest.mark.check("address.adressen.expand_empty_rejected")
+def test_expand_empty_rejected(address_api) -> None:
+    ex = address_api.get(ADRESSEN, [*postcode_query(sample_address(address_api)), ("expand", "")])
+    E.rejected(ex, "expand", "an empty expand")
+
+
+# --------------------------------------------------------------------------- zoek and zoekresultaatIdentificatie
+def zoek_results(api, term: str) -> list[dict[str, Any]]:
+    return E.items(api.get(ZOEK, [("zoek", term), ("pageSize", "100")]), "zoekresultaten")
+
+
+@pytest.mark.check("address.adressen.zoekresultaat_resolves")
+def test_zoekresultaat_resolves(address_api) -> None:
+    address = sample_address(address_api)
+    term = f"{field(address, 'postcode')} {field(address, 'huisnummer')}"
+    ids = E.zoek_ids(zoek_results(address_api, term))
+    E.non_empty(ids, f"/adressen/zoek finds the sample address (zoek={term!r})")
+    resolved: list[str] = []
+    for ident in ids[:10]:
+        found = E.items(address_api.get(ADRESSEN, [("zoekresultaatIdentificatie", ident)]), "adressen")
+        E.non_empty(found, f"zoekresultaatIdentificatie {ident} resolves to an address")
+        resolved += E.address_ids(found)
+    E.includes(resolved, E.address_id(address), "the sample address among the resolved search results")
+
+
+@pytest.mark.parametrize("length", [pytest.param(255), pytest.param(256, marks=pytest.mark.negative)])
+@pytest.mark.check("address.adressen.zoekresultaat_length")
+def test_zoekresultaat_length(address_api, length: int) -> None:
+    ex = address_api.get(ADRESSEN, [("zoekresultaatIdentificatie", "x" * length)])
+    _length_case(ex, "zoekresultaatIdentificatie", length, 255)
+
+
+@pytest.mark.negative
+@pytest.mark.check("address.zoek.zoek_required")
+def test_zoek_required(address_api) -> None:
+    E.has_status(address_api.get(ZOEK), 400, "zoek is required")
+
+
+@pytest.mark.parametrize("length", [pytest.param(1), *LENGTHS_255])
+@pytest.mark.check("address.zoek.zoek_length")
+def test_zoek_length(address_api, length: int) -> None:
+    _length_case(address_api.get(ZOEK, [("zoek", "1" * length)]), "zoek", length, 255)
+
+
+@pytest.mark.check("address.zoek.results_identified")
+def test_zoek_results_identified(address_api) -> None:
+    postcode = str(field(sample_address(address_api), "postcode"))
+    found = zoek_results(address_api, postcode)
+    E.non_empty(found, f"/adressen/zoek finds the sample postcode {postcode}")
+    E.zoek_ids(found)
+
+
+@pytest.mark.check("address.zoek.deprecation_signal")
+def test_zoek_deprecation_signal(address_api, observe) -> None:
+    postcode = str(field(sample_address(address_api), "postcode"))
+    zoek = address_api.get(ZOEK, [("zoek", postcode)])
+    other = address_api.get(ADRESSEN, postcode_query(sample_address(address_api)))
+    observe({"status": zoek.status, "warning": zoek.response_headers.get_all("warning"),
+             "warning_of_/adressen": other.response_headers.get_all("warning")})
+
+
+# --------------------------------------------------------------------------- /adressen/{id}
+@pytest.mark.check("address.adres.by_id")
+def test_adres_by_id(address_api) -> None:
+    fetch_address(address_api, address_api.sample("nummeraanduiding"))
+
+
+@pytest.mark.check("address.adres.unknown_not_found")
+def test_adres_unknown_not_found(address_api) -> None:
+    E.is_not_found(address_api.get(f"{ADRESSEN}/{address_api.sample('unknown_nummeraanduiding')}"))
+
+
+@pytest.mark.negative
+@pytest.mark.parametrize("case", ["15_digits", "letters"])
+@pytest.mark.check("address.adres.malformed_id_rejected")
+def test_adres_malformed_id_rejected(address_api, case: str) -> None:
+    num = address_api.sample("nummeraanduiding")
+    value = num[:-1] if case == "15_digits" else "a" * len(num)
+    E.rejected(address_api.get(f"{ADRESSEN}/{value}"), "nummeraanduidingIdentificatie", f"path id {value}")
+
+
+@pytest.mark.check("address.adres.inclusief_eind_status")
+def test_adres_inclusief_eind_status(address_api) -> None:
+    ended = address_api.sample("nummeraanduiding_eindstatus")
+    E.is_not_found(address_api.get(f"{ADRESSEN}/{ended}"))
+    E.is_not_found(address_api.get(f"{ADRESSEN}/{ended}", {"inclusiefEindStatus": "false"}))
+    fetch_address(address_api, ended, inclusiefEindStatus="true")
+
+
+@pytest.mark.parametrize("expand", EXPANDS)
+@pytest.mark.check("address.adres.expand_embeds")
+def test_adres_expand_embeds(address_api, expand: str) -> None:
+    vbo, main, _, panden = vbo_relations(address_api)
+    address = fetch_address(address_api, main, expand=expand)
+    check_address_embeds(address, expand, expected_embeds(address, vbo, panden))

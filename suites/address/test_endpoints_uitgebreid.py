@@ -1,0 +1,134 @@
+"""GET /adressenuitgebreid and /adressenuitgebreid/{id} (seed part 4; bag-api.md 3.3).
+
+Query values are read from the sample address and objects as the server returns them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.checks.address import endpoints as E
+from conformance.checks.address import hal
+from conformance.checks.finding import expect
+
+UITGEBREID = "/adressenuitgebreid"
+
+
+def fetch(api, path: str, **params: str) -> dict[str, Any]:
+    ex = api.get(path, params or None)
+    E.is_ok(ex)
+    return hal.body(ex)
+
+
+def value(address: dict[str, Any], name: str) -> str:
+    found = address.get(name)
+    expect(found not in (None, ""), f"the sample address has no {name}", actual=address.get("nummeraanduidingIdentificatie"))
+    return str(found)
+
+
+def search_all(api, params: list[tuple[str, str]], **options: int) -> list[dict[str, Any]]:
+    return E.collect(api.get, UITGEBREID, params, "adressen", **options)
+
+
+def vbo_relations(api) -> tuple[str, str, list[str]]:
+    vbo = api.sample("verblijfsobject")
+    data = fetch(api, f"/adresseerbareobjecten/{vbo}")
+    main = E.main_address(data)
+    expect(main is not None, "the sample verblijfsobject has no heeftAlsHoofdAdres", actual=vbo)
+    assert main is not None
+    return vbo, main, E.buildings(data)
+
+
+@pytest.mark.parametrize("kind", ["postcode", "adresseerbaarObject", "naam", "q", "pand"])
+@pytest.mark.check("address.adressenuitgebreid.query_kinds")
+def test_query_kinds(address_api, kind: str) -> None:
+    num = address_api.sample("nummeraanduiding")
+    address = fetch(address_api, f"/adressen/{num}")
+    if kind in ("postcode", "naam"):
+        names = ("postcode", "huisnummer") if kind == "postcode" else ("woonplaatsNaam", "openbareRuimteNaam", "huisnummer")
+        params = [(n, value(address, n)) for n in names]
+        found = search_all(address_api, params)
+        E.addresses_match(found, **dict(params))
+    elif kind == "q":
+        q = f"{value(address, 'postcode')} {value(address, 'huisnummer')}"
+        found = search_all(address_api, [("q", q)], max_pages=3)
+        E.q_terms_matched(found, q)
+    else:
+        vbo, num, panden = vbo_relations(address_api)
+        if kind == "adresseerbaarObject":
+            found = search_all(address_api, [("adresseerbaarObjectIdentificatie", vbo)])
+            E.addresses_match(found, adresseerbaarObjectIdentificatie=vbo)
+        else:
+            expect(bool(panden), "the sample verblijfsobject lies in no building", actual=vbo)
+            found = search_all(address_api, [("pandIdentificatie", panden[0])])
+            E.addresses_in_building(found, panden[0])
+    E.includes(E.address_ids(found), num, f"the address expected for the {kind} query")
+
+
+@pytest.mark.parametrize("kind", E.OBJECT_TYPES)
+@pytest.mark.check("address.adressenuitgebreid.extended_fields")
+def test_extended_fields(address_api, kind: str) -> None:
+    found = search_all(address_api, [("adresseerbaarObjectIdentificatie", address_api.sample(kind))])
+    E.non_empty(found, f"the sample {kind} has an address")
+    E.extended_fields(found)
+
+
+@pytest.mark.check("address.adressenuitgebreid.exacte_match")
+def test_exacte_match(address_api) -> None:
+    num = address_api.sample("nummeraanduiding")
+    address = fetch(address_api, f"/adressen/{num}")
+    params = [(n, value(address, n)) for n in ("postcode", "huisnummer")]
+    exact = search_all(address_api, [*params, ("exacteMatch", "true")])
+    E.addresses_match(exact, **dict(params))
+    E.addresses_exact(exact)
+    E.includes(E.address_ids(exact), num, "the sample address (exacteMatch=true)")
+
+
+@pytest.mark.check("address.adressenuitgebreid.inclusief_eind_status")
+def test_inclusief_eind_status(address_api) -> None:
+    ended = address_api.sample("nummeraanduiding_eindstatus")
+    address = fetch(address_api, f"/adressen/{ended}", inclusiefEindStatus="true")
+    names = ("postcode", "huisnummer") if address.get("postcode") else ("woonplaatsNaam", "openbareRuimteNaam", "huisnummer")
+    query = [(n, value(address, n)) for n in names]
+    for extra, present in (([], False), ([("inclusiefEindStatus", "true")], True)):
+        ids = E.address_ids(search_all(address_api, [*query, *extra]))
+        check = E.includes if present else E.excludes
+        check(ids, ended, f"the address with an end status ({extra or 'default'})")
+
+
+@pytest.mark.check("address.adressenuitgebreid.expand_given")
+def test_expand_given(address_api, observe) -> None:
+    address = fetch(address_api, f"/adressen/{address_api.sample('nummeraanduiding')}")
+    ex = address_api.get(UITGEBREID, [("postcode", value(address, "postcode")),
+                                      ("huisnummer", value(address, "huisnummer")), ("expand", "true")])
+    found = hal.embedded(ex, "adressen") if ex.status == 200 else []
+    code = ex.json.get("code") if isinstance(ex.json, dict) else None
+    observe({"status": ex.status, "code": code,
+             "embedded": any(isinstance(a, dict) and a.get("_embedded") for a in found)})
+
+
+@pytest.mark.check("address.adressenuitgebreid.by_id")
+def test_by_id(address_api) -> None:
+    num = address_api.sample("nummeraanduiding")
+    data = fetch(address_api, f"{UITGEBREID}/{num}")
+    expect(E.address_id(data) == num, "the extended address returned is not the one requested", expected=num,
+           actual=E.address_id(data))
+
+
+@pytest.mark.check("address.adressenuitgebreid.by_id_inclusief_eind_status")
+def test_by_id_inclusief_eind_status(address_api) -> None:
+    ended = address_api.sample("nummeraanduiding_eindstatus")
+    ex = address_api.get(f"{UITGEBREID}/{ended}")
+    expect(ex.status != 200, "the end-status address is returned without inclusiefEindStatus=true",
+           expected="not 200", actual=ex.summary())
+    data = fetch(address_api, f"{UITGEBREID}/{ended}", inclusiefEindStatus="true")
+    expect(E.address_id(data) == ended, "the extended address returned is not the one requested", expected=ended,
+           actual=E.address_id(data))
+
+
+@pytest.mark.check("address.adressenuitgebreid.unknown_id")
+def test_unknown_id(address_api, observe) -> None:
+    ex = address_api.get(f"{UITGEBREID}/{address_api.sample('unknown_nummeraanduiding')}")
+    observe({"status": ex.status, "code": ex.json.get("code") if isinstance(ex.json, dict) else None})
