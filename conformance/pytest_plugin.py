@@ -86,8 +86,15 @@ def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):
         if "conformance_state" not in config.workerinput:
             return  # a worker of a run that is not a conformance run (the project's own tests)
-        config.stash[_STATE] = RunState.from_json(config.workerinput["conformance_state"])
-        _load_hypothesis_profile(config.stash[_STATE])
+        state = RunState.from_json(config.workerinput["conformance_state"])
+        config.stash[_STATE] = state
+        # xdist workers re-parse the command line: what the controller chose (Allure
+        # directory, fuzzing seed) reaches them only through the handed-over state.
+        if getattr(config.option, "allure_report_dir", None) is None:
+            config.option.allure_report_dir = str(Path(state.report_dir) / "allure-results")
+        if config.getoption("hypothesis_seed", None) is None:
+            config.option.hypothesis_seed = state.seed
+        _load_hypothesis_profile(state)
         return
     if not _is_conformance_run(config):
         return
