@@ -7,6 +7,7 @@ a reusable key) and handed over in memory as `MockCluster.secrets`.
 
 from __future__ import annotations
 
+import os
 import secrets
 import threading
 from dataclasses import dataclass, field
@@ -132,8 +133,10 @@ class MockCluster:
         return f"http://127.0.0.1:{port}{ADDRESS_BASE_PATH}"
 
     def _generate_keys(self, secret_env: dict[str, str]) -> None:
+        # A value already in the environment wins (tests plant canaries that way).
         for name, env_var in secret_env.items():
-            self.secrets.setdefault(env_var, f"mock-{name.replace('_', '-')}-{secrets.token_hex(12)}")
+            generated = f"mock-{name.replace('_', '-')}-{secrets.token_hex(12)}"
+            self.secrets.setdefault(env_var, os.environ.get(env_var) or generated)
 
     def stop(self) -> None:
         for server in reversed(self._servers):

@@ -32,6 +32,10 @@ def requirement_url(requirement: str) -> str:
         return f"https://www.rfc-editor.org/rfc/rfc{prefix[3:]}#section-{section}"
     if prefix in SEED_FILES:
         return f"../shared/seeds/{SEED_FILES[prefix]}#part-{rest.split('.', 1)[0]}"
+    if prefix == "SOAP11":
+        return f"https://www.w3.org/TR/2000/NOTE-SOAP-20000508/#section-{rest}"
+    if prefix == "WSI":
+        return f"https://www.ws-i.org/Profiles/BasicProfile-1.1.html#{rest.rsplit('-', 1)[-1]}"
     if prefix == "BAGREF":
         return f"../shared/reference/bag-api.md#{rest}"
     return requirement
