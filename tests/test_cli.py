@@ -11,8 +11,6 @@ import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
-import pytest
-
 from conformance.profiles import REPO_ROOT
 
 CLI = [sys.executable, "-m", "conformance.cli"]

@@ -9,16 +9,13 @@ ids and severity from here, so they are never repeated in test code.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     MUST = "MUST"  # a failure fails the run (exit code 1)
     SHOULD = "SHOULD"  # a failure is a warning
     OBSERVATION = "observation"  # a measured fact the spec leaves open; never fails the run
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True)

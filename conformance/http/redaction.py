@@ -10,6 +10,7 @@ Everything that reaches a check, Allure, JUnit, a log or the console passes thro
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterable
 from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit, urlunsplit
@@ -92,10 +93,8 @@ class Redactor:
             pairs = parse_qsl(text, keep_blank_values=True)
             text = urlencode([(k, MASK if k.lower() in SECRET_PARAMS else v) for k, v in pairs])
         elif media.endswith("json"):
-            try:
+            with contextlib.suppress(ValueError):  # not JSON after all: text rules still apply
                 text = json.dumps(_mask_json(json.loads(text)), ensure_ascii=False)
-            except ValueError:
-                pass
         return self.text(text).encode("utf-8")
 
     # --- the exchange --------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from email.utils import parsedate_to_datetime
 
 from conformance.checks.finding import expect
@@ -57,7 +58,11 @@ def has_content_crs(ex: Exchange) -> None:
            expected=CRS, actual=value)
 
 
-def has_rate_limit_headers(ex: Exchange, header: callable = lambda n: n) -> None:  # type: ignore[valid-type]
+def _same(name: str) -> str:
+    return name
+
+
+def has_rate_limit_headers(ex: Exchange, header: Callable[[str], str] = _same) -> None:
     """All six rate-limit headers, each a non-negative integer."""
     for seed_name in RATE_LIMIT_HEADERS:
         name = header(seed_name)
