@@ -1,0 +1,44 @@
+"""HAL links of 200 responses (seed part 1; bag-api.md 4.2)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.checks.address import general as g
+from conformance.checks.address import hal
+
+CASES = list(g.SUCCESS_CASES)
+
+
+def _ok(address_api, path: str, params):
+    ex = address_api.get(path, params=params)
+    g.expect_status(ex, 200)
+    return ex
+
+
+@pytest.mark.check("address.hal.self_link_present")
+@pytest.mark.parametrize("case", CASES)
+def test_self_link_present(address_api, case):
+    g.has_self_link(_ok(address_api, *g.SUCCESS_CASES[case](address_api)))
+
+
+@pytest.mark.check("address.hal.self_link_reflects_request")
+@pytest.mark.parametrize("case", CASES)
+def test_self_link_reflects_request(address_api, case):
+    hal.self_link_reflects_request(_ok(address_api, *g.SUCCESS_CASES[case](address_api)))
+
+
+EMBEDDING = {
+    "adresseerbareobjecten-items": lambda api: ("/adresseerbareobjecten", {"pandIdentificaties": api.sample("pand")}),
+    "adressen-items": lambda api: ("/adressen", {"pandIdentificatie": api.sample("pand")}),
+    "adressenuitgebreid-items": lambda api: ("/adressenuitgebreid", {"pandIdentificatie": api.sample("pand")}),
+    "adressen-id-expand": lambda api: (f"/adressen/{api.sample('nummeraanduiding')}", {"expand": "true"}),
+    "adresseerbareobjecten-id-expand": lambda api: (
+        f"/adresseerbareobjecten/{api.sample('verblijfsobject')}", {"expand": "true"}),
+}
+
+
+@pytest.mark.check("address.hal.embedded_self_links")
+@pytest.mark.parametrize("case", list(EMBEDDING))
+def test_embedded_self_links(address_api, case):
+    g.embedded_have_self_links(_ok(address_api, *EMBEDDING[case](address_api)))

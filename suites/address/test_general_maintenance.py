@@ -1,0 +1,57 @@
+"""Maintenance: 503 notAvailable with Retry-After (seed parts 4 and 7), on a private mock."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.checks.address import general as g
+from conformance.checks.address import headers, problem
+from conformance.errors import NotApplicable
+
+pytestmark = pytest.mark.mock_only
+
+
+@pytest.fixture(scope="module")
+def maintenance_url(address_mock) -> str:
+    return address_mock.start_private(maintenance=True)
+
+
+def _get(address_api, maintenance_url):
+    return address_api.get(f"{maintenance_url}/adressen/{address_api.sample('nummeraanduiding')}")
+
+
+@pytest.mark.check("address.maintenance.not_available_503")
+def test_not_available_503(address_api, maintenance_url):
+    g.expect_status(_get(address_api, maintenance_url), 503)
+
+
+@pytest.mark.check("address.maintenance.problem_body_503")
+def test_problem_body_503(address_api, maintenance_url):
+    ex = _get(address_api, maintenance_url)
+    g.expect_status(ex, 503)
+    problem.is_problem_media_type(ex)
+    problem.has_problem_members(ex)
+    problem.has_problem_code(ex, "notAvailable")
+
+
+@pytest.mark.check("address.maintenance.api_version_503")
+def test_api_version_503(address_api, maintenance_url):
+    ex = _get(address_api, maintenance_url)
+    g.expect_status(ex, 503)
+    headers.has_api_version(ex)
+
+
+@pytest.mark.check("address.maintenance.retry_after_present")
+def test_retry_after_present(address_api, maintenance_url):
+    ex = _get(address_api, maintenance_url)
+    g.expect_status(ex, 503)
+    g.has_header(ex, "Retry-After")
+
+
+@pytest.mark.check("address.maintenance.retry_after_http_date")
+def test_retry_after_http_date(address_api, maintenance_url):
+    ex = _get(address_api, maintenance_url)
+    g.expect_status(ex, 503)
+    if g.header(ex, "Retry-After") is None:
+        raise NotApplicable("the 503 carries no Retry-After (optional in the seed)")
+    g.retry_after_is_http_date(ex)

@@ -1,0 +1,102 @@
+"""Pagination: page and pageSize limits, defaults and paging links (seed parts 4 and 8;
+bag-api.md 4.1). The `pand` sample has at least 45 addressable objects."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.checks.address import general as g
+from conformance.checks.address import hal
+from conformance.checks.finding import expect
+
+NEGATIVE = pytest.mark.negative
+COLLECTIONS = list(g.COLLECTIONS)
+PAND_OBJECTS = "/adresseerbareobjecten"
+
+
+def _get(address_api, case: str, **paging: int):
+    path, params = g.COLLECTIONS[case](address_api)
+    return address_api.get(path, params={**params, **{k: str(v) for k, v in paging.items()}})
+
+
+def _pand_query(address_api) -> dict[str, str]:
+    return {"pandIdentificaties": address_api.sample("pand")}
+
+
+@NEGATIVE
+@pytest.mark.check("address.pagination.page_size_below_minimum_rejected")
+@pytest.mark.parametrize("case", COLLECTIONS)
+def test_page_size_below_minimum_rejected(address_api, case):
+    g.expect_status(_get(address_api, case, pageSize=9), 400)
+
+
+@NEGATIVE
+@pytest.mark.check("address.pagination.page_size_above_maximum_rejected")
+@pytest.mark.parametrize("case", COLLECTIONS)
+def test_page_size_above_maximum_rejected(address_api, case):
+    g.expect_status(_get(address_api, case, pageSize=101), 400)
+
+
+@NEGATIVE
+@pytest.mark.check("address.pagination.page_below_minimum_rejected")
+@pytest.mark.parametrize("case", COLLECTIONS)
+def test_page_below_minimum_rejected(address_api, case):
+    g.expect_status(_get(address_api, case, page=0), 400)
+
+
+@pytest.mark.check("address.pagination.limits_accepted")
+@pytest.mark.parametrize("paging", [{"pageSize": 10}, {"pageSize": 100}, {"page": 1}], ids=["pageSize10", "pageSize100", "page1"])
+@pytest.mark.parametrize("case", COLLECTIONS)
+def test_limits_accepted(address_api, case, paging):
+    g.expect_status(_get(address_api, case, **paging), 200)
+
+
+@pytest.mark.check("address.pagination.default_page_size")
+@pytest.mark.parametrize("case", g.LARGE_COLLECTIONS)
+def test_default_page_size(address_api, case):
+    ex = _get(address_api, case)
+    g.expect_status(ex, 200)
+    items = len(g.collection_items(ex))
+    expect(items == 20, "the first page without pageSize does not hold 20 of the 45+ results",
+           expected=20, actual=items)
+    limit = g.integer_header(ex, "X-Pagination-Limit")
+    expect(limit == 20, "X-Pagination-Limit without pageSize is not 20", expected=20, actual=limit)
+
+
+@pytest.mark.check("address.pagination.links_apply")
+@pytest.mark.parametrize("query", ["pand", "single"])
+def test_links_apply(address_api, query):
+    """Every page of the pand's objects, requested by number, and a one-result query."""
+    if query == "pand":
+        params = _pand_query(address_api)
+    else:
+        params = {"nummeraanduidingIdentificatie": address_api.sample("nummeraanduiding")}
+    walked = g.pages(address_api, PAND_OBJECTS, params, page_size=10)
+    if query == "pand":
+        expect(len(walked) >= 5, "the pand sample's 45+ objects do not fill 5 pages of 10", actual=len(walked))
+    for number, ex in enumerate(walked, start=1):
+        g.paging_links_apply(ex, page=number, last=len(walked))
+
+
+@pytest.mark.check("address.pagination.last_page")
+def test_last_page(address_api):
+    params = {**_pand_query(address_api), "pageSize": "10"}
+    first = address_api.get(PAND_OBJECTS, params=params)
+    g.expect_status(first, 200)
+    last_url = hal.href(hal.body(first), "last")
+    expect(last_url is not None, "page 1 of several has no last link", actual=first.summary())
+    walked = g.follow_next(address_api, first)
+    total = sum(len(g.collection_items(ex)) for ex in walked)
+    g.last_page_consistent(hal.link_page(last_url), address_api.get(last_url), total=total, page_size=10)
+
+
+@pytest.mark.check("address.pagination.beyond_last_page")
+def test_beyond_last_page(address_api, observe):
+    params = _pand_query(address_api)
+    last = len(g.pages(address_api, PAND_OBJECTS, params, page_size=10))
+    ex = address_api.get(PAND_OBJECTS, params={**params, "pageSize": "10", "page": str(last + 1)})
+    if ex.status == 200:
+        observe(f"200 with {len(g.collection_items(ex))} results")
+    else:
+        code = ex.json.get("code") if isinstance(ex.json, dict) else None
+        observe(f"{ex.status} {code or ''}".strip())

@@ -1,0 +1,122 @@
+"""Shared boolean and time-travel parameters (seed part 4 "Shared parameters"; bag-api.md 4.4, 4.7)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from conformance.checks.address import general as g
+from conformance.checks.address import problem
+
+NEGATIVE = pytest.mark.negative
+
+
+def _object(address_api) -> str:
+    return f"/adresseerbareobjecten/{address_api.sample('verblijfsobject')}"
+
+
+def _address_query(address_api) -> dict[str, str]:
+    data = g.sample_address(address_api)
+    return {"postcode": data["postcode"], "huisnummer": str(data["huisnummer"])}
+
+
+BOOLEANS = {
+    "huidig": lambda api: (_object(api), {}),
+    "inclusiefEindStatus": lambda api: (f"/adressen/{api.sample('nummeraanduiding')}", {}),
+    "exacteMatch": lambda api: ("/adressen", _address_query(api)),
+}
+
+
+@NEGATIVE
+@pytest.mark.check("address.params.boolean_values_validated")
+@pytest.mark.parametrize("value", ["ja", "2"])
+@pytest.mark.parametrize("name", list(BOOLEANS))
+def test_boolean_values_validated(address_api, name, value):
+    path, params = BOOLEANS[name](address_api)
+    g.expect_status(address_api.get(path, params={**params, name: value}), 400)
+
+
+@NEGATIVE
+@pytest.mark.check("address.params.geldig_op_malformed_rejected")
+@pytest.mark.parametrize("value", ["23-04-2019", "2019-02-30", "2019-13-01", "20190423", "2019-4-23"])
+def test_geldig_op_malformed_rejected(address_api, value):
+    ex = address_api.get(_object(address_api), params={"geldigOp": value})
+    g.expect_status(ex, 400)
+    problem.names_invalid_param(ex, "geldigOp")
+
+
+def _yesterday_noon() -> str:
+    """A moment after the sample objects were registered, in the seed's full form."""
+    return (datetime.now(UTC) - timedelta(days=1)).strftime("%Y-%m-%dT12:00:00.000")
+
+
+# Forms of one moment (seed part 4: seconds and milliseconds may be omitted; more than 3
+# fractional digits are cut to 3).
+FORMS = {
+    "full": lambda full: full,
+    "without-seconds": lambda full: full[:16],
+    "without-milliseconds": lambda full: full[:19],
+    "six-fractional-digits": lambda full: full + "999",
+}
+
+
+@pytest.mark.check("address.params.beschikbaar_op_forms_accepted")
+@pytest.mark.parametrize("form", list(FORMS))
+def test_beschikbaar_op_forms_accepted(address_api, form):
+    value = FORMS[form](_yesterday_noon())
+    g.expect_status(address_api.get(_object(address_api), params={"beschikbaarOp": value}), 200)
+
+
+def _registration_moments(address_api, object_id: str) -> list[str]:
+    """The latest registration instants (tijdstipRegistratie and -LV) of the object's life
+    cycle: just around them the answer changes, so a server that reads an omitted part
+    of the moment wrongly answers differently."""
+    ex = address_api.get(f"/adresseerbareobjecten/{object_id}/lvc")
+    g.expect_status(ex, 200)
+    latest = {max(found) for key in ("tijdstipRegistratie", "tijdstipRegistratieLV")
+              if (found := g.date_times(ex.json, (key,)))}
+    return sorted(latest) or [_yesterday_noon()]
+
+
+def _one_ms_before(moment: str) -> str:
+    earlier = datetime.fromisoformat(moment) - timedelta(milliseconds=1)
+    return earlier.isoformat(timespec="milliseconds")
+
+
+# A form of a moment and the full form it stands for (seed part 4): omitted seconds and
+# milliseconds are zero, digits after the third are cut (not rounded).
+EQUIVALENT = {
+    "without-seconds": lambda t: (t[:16], t[:16] + ":00.000"),
+    "without-milliseconds": lambda t: (t[:19], t[:19] + ".000"),
+    "six-fractional-digits": lambda t: (_one_ms_before(t) + "999", _one_ms_before(t)),
+}
+
+
+@pytest.mark.check("address.params.beschikbaar_op_forms_equivalent")
+@pytest.mark.parametrize("form", list(EQUIVALENT))
+def test_beschikbaar_op_forms_equivalent(address_api, form):
+    object_id = address_api.sample("adresseerbaarobject_historie")
+    path = f"/adresseerbareobjecten/{object_id}"
+    for moment in _registration_moments(address_api, object_id):
+        short, full = EQUIVALENT[form](moment)
+        g.same_data(address_api.get(path, params={"beschikbaarOp": full}),
+                    address_api.get(path, params={"beschikbaarOp": short}))
+
+
+@NEGATIVE
+@pytest.mark.check("address.params.beschikbaar_op_malformed_rejected")
+@pytest.mark.parametrize("value", ["23-04-2019T12:00:00", "2019-04-23T25:00:00", "2019-02-30T12:00:00",
+                                   "2019-04-23T12:00:00.abc", "morgen"])
+def test_beschikbaar_op_malformed_rejected(address_api, value):
+    g.expect_status(address_api.get(_object(address_api), params={"beschikbaarOp": value}), 400)
+
+
+@NEGATIVE
+@pytest.mark.check("address.params.huidig_with_time_travel_rejected")
+@pytest.mark.parametrize("travel", ["geldigOp", "beschikbaarOp"])
+def test_huidig_with_time_travel_rejected(address_api, travel):
+    moment = _yesterday_noon()
+    value = moment[:10] if travel == "geldigOp" else moment
+    ex = address_api.get(_object(address_api), params={"huidig": "true", travel: value})
+    g.expect_status(ex, 400)

@@ -1,0 +1,88 @@
+"""Rate limit and daily quota (seed parts 4, 7 and 8; bag-api.md 6).
+
+The `limited` key has a small rate limit, the `quota` key a small daily quota; requests are
+sent until the server answers 429, within a bound derived from the limit it announces.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.checks.address import general as g
+from conformance.checks.address import headers, problem
+from conformance.checks.finding import Finding
+from conformance.errors import NotApplicable
+
+pytestmark = pytest.mark.flood
+
+MIN_BOUND, MAX_BOUND = 50, 200
+
+
+def _a_429(address_api):
+    """The first 429 for the `limited` key. Skips when the limit could not be exceeded
+    because a new rate window began (pacing on a real environment)."""
+    path = f"/adressen/{address_api.sample('nummeraanduiding')}"
+
+    def send():
+        return address_api.get(path, key="limited")
+
+    first = send()
+    if first.status == 429:
+        return first
+    limit = g.header(first, "RateLimit-Limit")
+    bound = min(max(MIN_BOUND, int(limit) + 5 if limit and limit.isdigit() else 0), MAX_BOUND)
+    sent = [first, *g.until(send, lambda ex: ex.status == 429, bound - 1)]
+    if sent[-1].status == 429:
+        return sent[-1]
+    if g.window_reset_seen(sent):
+        raise NotApplicable(f"no 429 within {len(sent)} requests, but a new rate window began: "
+                            "the limit could not be exceeded at this pace")
+    raise Finding(f"no 429 after {len(sent)} requests with the limited key",
+                  expected=f"429 after RateLimit-Limit ({limit}) requests", actual=sent[-1].summary())
+
+
+@pytest.mark.check("address.ratelimit.limit_exceeded_429")
+def test_limit_exceeded_429(address_api):
+    g.expect_status(_a_429(address_api), 429)
+
+
+@pytest.mark.check("address.ratelimit.problem_body_429")
+def test_problem_body_429(address_api):
+    ex = _a_429(address_api)
+    problem.is_problem_media_type(ex)
+    problem.has_problem_members(ex)
+    problem.has_problem_code(ex, "tooManyRequests")
+
+
+@pytest.mark.check("address.ratelimit.headers_on_429")
+def test_headers_on_429(address_api):
+    headers.has_rate_limit_headers(_a_429(address_api), address_api.header)
+
+
+@pytest.mark.check("address.ratelimit.api_version_on_429")
+def test_api_version_on_429(address_api, observe):
+    try:
+        ex = _a_429(address_api)
+    except Finding as finding:  # measured elsewhere (limit_exceeded_429); nothing to observe
+        raise NotApplicable(f"no 429 to look at: {finding.message}") from None
+    value = g.header(ex, "api-version")
+    observe({"present": value is not None, "value": value})
+
+
+@pytest.mark.check("address.ratelimit.day_quota_exceeded")
+def test_day_quota_exceeded(address_api):
+    path = f"/adressen/{address_api.sample('nummeraanduiding')}"
+
+    def send():
+        return address_api.get(path, key="quota")
+
+    first = send()
+    ex = first
+    if first.status != 429:
+        remaining = g.header(first, address_api.header("Registry-RateLimit-DayLimit-Remaining"))
+        known = remaining is not None and remaining.isdigit()
+        if known and int(remaining) > MAX_BOUND:
+            raise NotApplicable(f"the quota key has {remaining} requests left today: too many to exhaust")
+        bound = (int(remaining) if known else MIN_BOUND) + 5
+        ex = [*g.until(send, lambda e: e.status == 429, bound)][-1]
+    g.day_quota_exhausted(ex, address_api.header)
