@@ -334,6 +334,10 @@ def address_mock(pytestconfig: pytest.Config, profile: Profile, conformance_stat
 # --------------------------------------------------------------------------- running
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item: pytest.Item):
+    # Start the test's evidence here, so requests its fixtures make are attached too.
+    recorder = item.config.stash.get(_RECORDER, None)
+    if recorder is not None:
+        recorder.take()
     try:
         return (yield)
     except NotApplicable as exc:  # a fixture found no sample, key or budget
@@ -343,8 +347,6 @@ def pytest_runtest_setup(item: pytest.Item):
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item):
     recorder = item.config.stash.get(_RECORDER, None)
-    if recorder is not None:
-        recorder.take()
     try:
         return (yield)
     except NotApplicable as exc:
