@@ -94,7 +94,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         html = render_allure_html(report_dir)
         print(f"Allure report: {html}" if html else "Allure report: not rendered (node tools missing; see README)")
-    print(f"summary: {report_dir / 'summary.json'}  exit code {code}")
+    summary = report_dir / "summary.json"
+    print(f"summary: {summary}  exit code {code}" if summary.is_file() else f"no checks ran; exit code {code}")
     return code
 
 
