@@ -141,3 +141,19 @@ def test_mock_runs_in_foreground_and_stops_on_ctrl_c(tmp_path: Path) -> None:
         proc.kill()
     assert proc.returncode == 0, err
     assert "stopping" in out and "Traceback" not in err
+
+
+def test_plain_pytest_on_suites_is_a_conformance_run(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "suites/soap", "--profile", "local-mock", "--mock-fault",
+         "soap.fault_with_http_200", "--report-dir", str(tmp_path), "-q"],
+        capture_output=True, text=True, timeout=300, cwd=REPO_ROOT,
+    )
+    assert result.returncode == 1, result.stdout[-2000:]  # a MUST check failed under the fault
+    assert "conformance verdict" in result.stdout
+    import json
+
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["faults"] == ["soap.fault_with_http_200"]
+    assert any(e["outcome"] == "failed" and e["severity"] == "MUST" for e in summary["checks"])
+    assert (tmp_path / "junit.xml").is_file() and any((tmp_path / "allure-results").iterdir())
