@@ -34,3 +34,17 @@ def test_repeated_reports_keep_the_worst_outcome() -> None:
     s.add(Entry(check="c", requirements=["R"], severity="MUST", suite="a", title="t", test="x", outcome="failed", reason="r"))
     s.add(Entry(check="c", requirements=["R"], severity="MUST", suite="a", title="t", test="x", outcome="passed"))
     assert [(e.outcome, e.reason) for e in s.entries] == [("failed", "r")]
+
+
+def test_verdict_per_requirement() -> None:
+    s = Summary(profile="p")
+    add = lambda check, sev, outcome, reqs: s.add(Entry(check=check, requirements=reqs, severity=sev,  # noqa: E731
+                                                        suite="a", title="t", test=check, outcome=outcome))
+    add("a.must", "MUST", "failed", ["R1", "R2"])
+    add("a.should", "SHOULD", "failed", ["R2", "R3"])
+    add("a.ok", "MUST", "passed", ["R3", "R4"])
+    add("a.obs", "observation", "observation", ["R5"])
+    add("a.skip", "MUST", "skipped", ["R6"])
+    verdicts = {req: item["verdict"] for req, item in s.by_requirement().items()}
+    assert verdicts == {"R1": "failed", "R2": "failed", "R3": "warning", "R4": "passed", "R5": "observed", "R6": "skipped"}
+    assert s.by_requirement()["R2"]["failing"] == {"a.must": "MUST", "a.should": "SHOULD"}

@@ -71,7 +71,11 @@ def _load() -> None:
 
 
 # Each mock server adds the module that declares its faults.
-_SERVER_FAULT_MODULES: tuple[str, ...] = ("conformance.mocks.address.faults", "conformance.mocks.soap.faults")
+_SERVER_FAULT_MODULES: tuple[str, ...] = (
+    "conformance.mocks.address.faults",
+    "conformance.mocks.address.faults_general",
+    "conformance.mocks.soap.faults",
+)
 
 
 class FaultSet:

@@ -64,6 +64,34 @@ class Summary:
     def must_failures(self) -> list[Entry]:
         return [e for e in self.entries if e.severity == "MUST" and e.outcome in ("failed", "error")]
 
+    def by_requirement(self) -> dict[str, dict[str, Any]]:
+        """Each requirement id with its checks' outcomes and one verdict:
+        failed (a MUST check failed or broke), warning (a SHOULD check failed),
+        passed, observed, or skipped (nothing ran)."""
+        rollup: dict[str, dict[str, Any]] = {}
+        for e in self.entries:
+            for req in e.requirements:
+                item = rollup.setdefault(req, {"checks": [], **{o: 0 for o in OUTCOMES}})
+                item[e.outcome] += 1
+                if e.check not in item["checks"]:
+                    item["checks"].append(e.check)
+                if e.outcome in ("failed", "error"):
+                    failing = item.setdefault("failing", {})
+                    failing[e.check] = e.severity
+        for item in rollup.values():
+            severities = set(item.get("failing", {}).values())
+            if "MUST" in severities:
+                item["verdict"] = "failed"
+            elif "SHOULD" in severities:
+                item["verdict"] = "warning"
+            elif item["passed"]:
+                item["verdict"] = "passed"
+            elif item["observation"]:
+                item["verdict"] = "observed"
+            else:
+                item["verdict"] = "skipped"
+        return dict(sorted(rollup.items()))
+
     def exit_code(self) -> ExitCode:
         if any(e.unreachable for e in self.entries):
             return ExitCode.UNREACHABLE
@@ -82,6 +110,7 @@ class Summary:
             "verdict": self.exit_code().name,
             "exit_code": int(self.exit_code()),
             "counts": self.counts(),
+            "requirements": self.by_requirement(),
             "checks": [asdict(e) for e in sorted(self.entries, key=lambda e: (e.suite, e.check, e.test))],
         }
 

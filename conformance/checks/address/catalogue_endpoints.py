@@ -7,8 +7,9 @@ conformance/checks/address/endpoints.py.
 `proven_by` names the mock faults (conformance/mocks/address/faults.py) under which the
 check must fail; `may_fail_under` the faults that break something the check relies on:
 identifiers it derives from earlier responses (identifiers_malformed), the problem
-members it reads to see why a request was refused (invalid-params, code), or a 404 it
-expects (not_found_as_200).
+members it reads to see why a request was refused (invalid-params, code), a 404 it
+expects (not_found_as_200), or a rule of the same endpoint whose request it shares or
+whose answer it reads first (e.g. object_wrapper_ambiguous for bbox_results_in_box).
 """
 
 from conformance.checks.registry import Severity, define
@@ -48,14 +49,15 @@ _check("address.adresseerbareobjecten.no_parameters_rejected",
 _check("address.adresseerbareobjecten.by_nummeraanduiding",
        "nummeraanduidingIdentificatie finds the object whose main or side address it is, and only such objects",
        ("ADDR-4.adresseerbareobjecten.nummeraanduidingIdentificatie",), MUST, F_OBJECTS,
-       (), (IDS,))
+       ("address.nummeraanduiding_side_address_ignored",), (IDS,))
 _check("address.adresseerbareobjecten.bbox_results_in_box",
        "A bbox query returns objects, each lying in or touching the box",
        ("ADDR-4.adresseerbareobjecten.bbox",), MUST, F_OBJECTS,
-       ("address.bbox_filter_ignored",), (IDS,))
+       ("address.bbox_filter_ignored",), (IDS, "address.object_wrapper_ambiguous"))
 _check("address.adresseerbareobjecten.exactly_one_type",
        "Each object of a search result is exactly one of ligplaats, standplaats, verblijfsobject",
-       ("ADDR-4.adresseerbareobjecten",), MUST, F_OBJECTS)
+       ("ADDR-4.adresseerbareobjecten",), MUST, F_OBJECTS,
+       ("address.object_wrapper_ambiguous",))
 _check("address.adresseerbareobjecten.bbox_area_limit",
        "A bbox of exactly 250000 m2 is accepted and one just above it is refused with 400 naming bbox",
        ("ADDR-4.adresseerbareobjecten.bbox", "ADDR-8.bbox"), MUST, F_OBJECTS,
@@ -74,7 +76,7 @@ _check("address.adresseerbareobjecten.type_filter",
 _check("address.adresseerbareobjecten.gebruiksdoelen_filter",
        "bbox with gebruiksdoelen returns accommodation objects having at least one of the purposes",
        ("ADDR-4.adresseerbareobjecten.gebruiksdoelen",), MUST, F_OBJECTS,
-       (), (IDS,))
+       ("address.gebruiksdoelen_filter_ignored",), (IDS,))
 _check("address.adresseerbareobjecten.oppervlakte_limits",
        "oppervlakte[min] and [max] accept 1 and 999999 and refuse 0 and 1000000 with 400",
        ("ADDR-4.adresseerbareobjecten.oppervlakte", "ADDR-8.oppervlakte"), MUST, F_OBJECTS,
@@ -82,11 +84,11 @@ _check("address.adresseerbareobjecten.oppervlakte_limits",
 _check("address.adresseerbareobjecten.oppervlakte_filter",
        "bbox with oppervlakte returns accommodation objects whose area lies in the range",
        ("ADDR-4.adresseerbareobjecten.oppervlakte",), MUST, F_OBJECTS,
-       (), (IDS,))
+       ("address.oppervlakte_filter_ignored",), (IDS,))
 _check("address.adresseerbareobjecten.oppervlakte_excludes_berths_pitches",
        "Berths and pitches are never found with an oppervlakte filter",
        ("ADDR-4.adresseerbareobjecten.oppervlakte",), MUST, F_OBJECTS,
-       ())
+       ("address.oppervlakte_filter_ignored",))
 _check("address.adresseerbareobjecten.oppervlakte_min_above_max_rejected",
        "oppervlakte[min] greater than oppervlakte[max] is an error (4xx)",
        ("ADDR-4.adresseerbareobjecten.oppervlakte",), MUST, F_OBJECTS,
@@ -101,11 +103,11 @@ _check("address.adresseerbareobjecten.bbox_filter_without_bbox_rejected",
 _check("address.adresseerbareobjecten.by_pand",
        "pandIdentificaties finds the objects in those buildings, and only those",
        ("ADDR-4.adresseerbareobjecten.pandIdentificaties",), MUST, F_OBJECTS,
-       (), (IDS,))
+       ("address.pand_query_leaks",), (IDS,))
 _check("address.adresseerbareobjecten.identifier_patterns_rejected",
        "Malformed nummeraanduidingIdentificatie / pandIdentificaties values are refused with 400 naming them",
        ("ADDR-4.adresseerbareobjecten", "BAGREF-2.1", "BAGREF-5.4"), SHOULD, F_OBJECTS,
-       (), WHY_400)
+       ("address.identifier_patterns_not_enforced",), WHY_400)
 _check("address.adresseerbareobjecten.huidig",
        "huidig=true leaves out an object with an end status; huidig=false returns it",
        ("ADDR-1.huidig", "ADDR-4.huidig"), MUST, F_OBJECTS,
@@ -135,7 +137,7 @@ _check("address.adresseerbaarobject.unknown_not_found",
 _check("address.adresseerbaarobject.malformed_id_rejected",
        "A malformed addressable object id is refused with 400 naming the path parameter",
        ("ADDR-4.adresseerbareobjecten.id", "BAGREF-2.1", "BAGREF-8"), SHOULD, F_OBJECT,
-       (), WHY_400)
+       ("address.path_id_pattern_not_enforced",), WHY_400)
 _check("address.adresseerbaarobject.geldig_op",
        "geldigOp returns the occurrence valid on that date, earlier than the current one",
        ("ADDR-1.time-travel", "ADDR-4.geldigOp"), MUST, F_OBJECT,
@@ -164,7 +166,8 @@ _check("address.lvc.unknown_not_found",
        (AS_200,), (CODE,))
 _check("address.lvc.no_paging_links",
        "A life cycle carries no paging links",
-       ("ADDR-4.lvc", "BAGREF-3.4"), SHOULD, F_LVC)
+       ("ADDR-4.lvc", "BAGREF-3.4"), SHOULD, F_LVC,
+       ("address.lvc_paging_links",))
 
 # --------------------------------------------------------------------------- /adressen
 _check("address.adressen.by_postcode_huisnummer",
@@ -174,31 +177,31 @@ _check("address.adressen.by_postcode_huisnummer",
 _check("address.adressen.by_postcode_huisnummer_letter_addition",
        "postcode+huisnummer with huisletter or huisnummertoevoeging returns only addresses having it",
        ("ADDR-4.adressen.postcode",), MUST, F_ADRESSEN,
-       (), (IDS, "address.query_filter_ignored"))
+       ("address.letter_addition_ignored",), (IDS, "address.query_filter_ignored"))
 _check("address.adressen.by_adresseerbaar_object",
        "adresseerbaarObjectIdentificatie returns the object's main and side addresses, and only its addresses",
        ("ADDR-4.adressen.adresseerbaarObjectIdentificatie",), MUST, F_ADRESSEN,
-       (), (IDS,))
+       ("address.object_query_drops_side_addresses",), (IDS,))
 _check("address.adressen.by_woonplaats_straat_huisnummer",
        "woonplaatsNaam+openbareRuimteNaam+huisnummer returns matching addresses, the sample among them",
        ("ADDR-4.adressen.woonplaatsNaam",), MUST, F_ADRESSEN,
-       (), (IDS,))
+       ("address.name_query_ignores_street",), (IDS,))
 _check("address.adressen.by_pand",
        "pandIdentificatie returns the addresses in that building, the verblijfsobject's among them",
        ("ADDR-4.adressen.pandIdentificatie",), MUST, F_ADRESSEN,
-       (), (IDS,))
+       ("address.pand_query_leaks",), (IDS,))
 _check("address.adressen.by_q",
        "q (postcode and number) finds the address; every result matches a search term",
        ("ADDR-4.adressen.q",), MUST, F_ADRESSEN,
-       (), (IDS,))
+       ("address.q_ignored",), (IDS,))
 _check("address.adressen.by_openbare_ruimte",
        "openbareRuimteIdentificatie returns the addresses on that public space only",
        ("ADDR-4.adressen.openbareRuimteIdentificatie",), MUST, F_ADRESSEN,
-       (), (IDS,))
+       ("address.openbare_ruimte_query_ignored",), (IDS,))
 _check("address.adressen.postcode_forms_accepted",
        "A postcode with a space and/or in lower case is accepted and finds the same addresses",
        ("ADDR-4.adressen.postcode",), MUST, F_ADRESSEN,
-       (), (IDS,))
+       ("address.postcode_forms_rejected",), (IDS,))
 _check("address.adressen.postcode_pattern_rejected",
        "A postcode breaking the pattern (leading 0, three letters, two spaces) is refused with 400 naming postcode",
        ("ADDR-4.adressen.postcode",), MUST, F_ADRESSEN,
@@ -210,11 +213,11 @@ _check("address.adressen.huisnummer_limits",
 _check("address.adressen.huisnummertoevoeging_pattern",
        "huisnummertoevoeging of 4 characters is accepted; 5 characters are refused with 400",
        ("ADDR-4.adressen.huisnummertoevoeging",), MUST, F_ADRESSEN,
-       (), WHY_400)
+       ("address.letter_addition_patterns_not_enforced",), WHY_400)
 _check("address.adressen.huisletter_pattern",
        "huisletter of 1 letter is accepted; 2 letters are refused with 400",
        ("ADDR-4.adressen.huisletter",), MUST, F_ADRESSEN,
-       (), WHY_400)
+       ("address.letter_addition_patterns_not_enforced",), WHY_400)
 _check("address.adressen.name_lengths",
        "woonplaatsNaam and openbareRuimteNaam of 80 characters are accepted; 81 are refused with 400",
        ("ADDR-4.adressen.woonplaatsNaam", "ADDR-8.length"), MUST, F_ADRESSEN,
@@ -233,7 +236,7 @@ _check("address.adressen.postcode_without_huisnummer_code",
 _check("address.adressen.exacte_match",
        "exacteMatch=true returns only the address without other letter/addition; false also the variants",
        ("ADDR-4.exacteMatch",), MUST, F_ADRESSEN,
-       ("address.exacte_match_ignored",), (IDS, "address.query_filter_ignored"))
+       ("address.exacte_match_ignored",), (IDS, "address.query_filter_ignored", "address.name_query_ignores_street"))
 _check("address.adressen.inclusief_eind_status",
        "An address with an end status is left out by default and returned with inclusiefEindStatus=true",
        ("ADDR-4.inclusiefEindStatus",), MUST, F_ADRESSEN,
@@ -257,7 +260,7 @@ _check("address.adressen.expand_empty_rejected",
 _check("address.adressen.zoekresultaat_resolves",
        "A zoekresultaatIdentificatie from /adressen/zoek resolves on /adressen to the address searched for",
        ("ADDR-4.adressen.zoekresultaatIdentificatie", "ADDR-4.zoek"), MUST, F_ADRESSEN,
-       ("address.zoek_results_not_resolvable",), (IDS,))
+       ("address.zoek_results_not_resolvable",), (IDS, "address.zoek_results_without_identificatie"))
 _check("address.adressen.zoekresultaat_length",
        "zoekresultaatIdentificatie of 255 characters is accepted; 256 are refused with 400",
        ("ADDR-4.adressen.zoekresultaatIdentificatie", "ADDR-8.length"), MUST, F_ADRESSEN,
@@ -274,7 +277,8 @@ _check("address.zoek.zoek_length",
        ("address.length_limits_not_enforced",), WHY_400)
 _check("address.zoek.results_identified",
        "Search results each carry an identificatie of 1 to 255 characters",
-       ("ADDR-4.zoek",), MUST, F_ZOEK)
+       ("ADDR-4.zoek",), MUST, F_ZOEK,
+       ("address.zoek_results_without_identificatie",))
 _check("address.zoek.deprecation_signal",
        "The warning header of the deprecated /adressen/zoek (its content is not shown in the seed)",
        ("ADDR-4.zoek", "ADDR-9.deprecation"), OBSERVATION, F_ZOEK)
@@ -291,7 +295,7 @@ _check("address.adres.unknown_not_found",
 _check("address.adres.malformed_id_rejected",
        "A malformed nummeraanduiding id is refused with 400 naming the path parameter",
        ("ADDR-4.adressen.id", "BAGREF-2.1"), SHOULD, F_ADRES,
-       (), WHY_400)
+       ("address.path_id_pattern_not_enforced",), WHY_400)
 _check("address.adres.inclusief_eind_status",
        "An address with an end status gives 404 by default and 200 with inclusiefEindStatus=true",
        ("ADDR-4.inclusiefEindStatus", "ADDR-7.404"), MUST, F_ADRES,
@@ -305,10 +309,12 @@ _check("address.adres.expand_embeds",
 _check("address.adressenuitgebreid.query_kinds",
        "Each query kind of /adressenuitgebreid returns the matching extended addresses",
        ("ADDR-4.adressenuitgebreid",), MUST, F_UITGEBREID,
-       ("address.query_filter_ignored",), (IDS,))
+       ("address.query_filter_ignored",),
+       (IDS, "address.pand_query_leaks", "address.q_ignored", "address.name_query_ignores_street"))
 _check("address.adressenuitgebreid.extended_fields",
        "Extended addresses carry the object's type, geometry and status (and purposes and area of a verblijfsobject)",
-       ("ADDR-4.adressenuitgebreid", "BAGREF-3.3"), SHOULD, F_UITGEBREID)
+       ("ADDR-4.adressenuitgebreid", "BAGREF-3.3"), SHOULD, F_UITGEBREID,
+       ("address.extended_fields_missing",))
 _check("address.adressenuitgebreid.exacte_match",
        "exacteMatch=true on /adressenuitgebreid returns only the address without letter or addition",
        ("ADDR-4.adressenuitgebreid", "ADDR-4.exacteMatch"), MUST, F_UITGEBREID,
@@ -336,11 +342,12 @@ _check("address.adressenuitgebreid.unknown_id",
 _check("address.bronhouders.object_identificatie",
        "objectIdentificatie of one existing object returns its bronhouder (parameter name from public behaviour)",
        ("ADDR-4.bronhouders", "BAGREF-3.5"), SHOULD, F_BRONHOUDERS,
-       (), (IDS,))
+       ("address.bronhouder_parameter_renamed",), (IDS,))
 _check("address.bronhouders.none_rejected",
        "GET /bronhouders without an identification is refused with 400",
        ("ADDR-4.bronhouders",), MUST, F_BRONHOUDERS,
-       ("address.required_params_not_enforced",))
+       ("address.required_params_not_enforced",), ("address.bronhouder_parameter_renamed",))
 _check("address.bronhouders.two_rejected",
        "GET /bronhouders with two identifications is refused with 400 (exactly one)",
-       ("ADDR-4.bronhouders",), MUST, F_BRONHOUDERS)
+       ("ADDR-4.bronhouders",), MUST, F_BRONHOUDERS,
+       ("address.bronhouders_two_accepted",), ("address.bronhouder_parameter_renamed",))

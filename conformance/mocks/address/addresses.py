@@ -9,14 +9,14 @@ paramsCombination, two kinds are unsupportedCombination.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from conformance.mocks.address import faults as F
 from conformance.mocks.address import params as P
 from conformance.mocks.address import problems, resources
 from conformance.mocks.address.context import DEFAULT_PAGE_SIZE, Context, HalResult
-from conformance.mocks.address.hal import Paging
+from conformance.mocks.address.hal import Link, Paging
 from conformance.mocks.address.problems import ProblemError
 from conformance.mocks.address.repository import AddressQuery
 
@@ -40,6 +40,8 @@ _SINGLE_KINDS = (
     ("openbareRuimteIdentificatie", "openbareRuimte"),
 )
 _ADDRESS_PARTS = ("huisletter", "huisnummertoevoeging")
+# Fault postcode_forms_rejected: only the canonical form (no space, upper case) passes.
+_STRICT_POSTCODE = r"^[1-9][0-9]{3}[A-Z]{2}$"
 
 
 @dataclass(frozen=True)
@@ -57,11 +59,13 @@ def _validate(
     v = P.Validator(q)
     lengths = not ctx.on(F.LENGTH_LIMITS_NOT_ENFORCED)
     limits = not ctx.on(F.HUISNUMMER_LIMITS_NOT_ENFORCED)
+    parts = not ctx.on(F.LETTER_ADDITION_PATTERNS_NOT_ENFORCED)
+    postcode = _STRICT_POSTCODE if ctx.on(F.POSTCODE_FORMS_REJECTED) else P.POSTCODE
     values: dict[str, Any] = {
         "zoekresultaatIdentificatie": v.text("zoekresultaatIdentificatie", 255, enforce=lengths),
-        "postcode": v.pattern("postcode", P.POSTCODE, enforce=not ctx.on(F.POSTCODE_PATTERN_NOT_ENFORCED)),
+        "postcode": v.pattern("postcode", postcode, enforce=not ctx.on(F.POSTCODE_PATTERN_NOT_ENFORCED)),
         "huisnummer": v.integer("huisnummer", 1, 99999, enforce_min=limits, enforce_max=limits),
-        "huisletter": v.pattern("huisletter", P.HUISLETTER),
+        "huisletter": v.pattern("huisletter", P.HUISLETTER, enforce=parts),
         "adresseerbaarObjectIdentificatie": v.pattern(
             "adresseerbaarObjectIdentificatie", P.ADRESSEERBAAR_OBJECT_ID
         ),
@@ -74,12 +78,12 @@ def _validate(
         "inclusiefEindStatus": v.boolean("inclusiefEindStatus"),
     }
     addition = q.get("huisnummertoevoeging")
-    if addition is not None and addition.value and len(addition.value) > 4:
+    if parts and addition is not None and addition.value and len(addition.value) > 4:
         v.fail(
             addition.position, "huisnummertoevoeging", "maxLength", 4
         )  # before the pattern (F: `tegenover`)
     else:
-        values["huisnummertoevoeging"] = v.pattern("huisnummertoevoeging", P.HUISNUMMERTOEVOEGING)
+        values["huisnummertoevoeging"] = v.pattern("huisnummertoevoeging", P.HUISNUMMERTOEVOEGING, enforce=parts)
     # By pandIdentificatie or openbareRuimteIdentificatie expand is not supported and is
     # ignored, value and all (seed part 4; bag-api.md 4.3).
     expand = None
@@ -146,6 +150,8 @@ def _address_query(ctx: Context, search: _Search, nummeraanduiding_id: str | Non
     eind = bool(v["inclusiefEindStatus"]) or ctx.on(F.END_STATUS_ADDRESSES_RETURNED)
     exact = bool(v["exacteMatch"]) and not ctx.on(F.EXACTE_MATCH_IGNORED)
     parts = {"huisletter": v["huisletter"], "huisnummertoevoeging": v.get("huisnummertoevoeging")}
+    if not v["exacteMatch"] and ctx.on(F.LETTER_ADDITION_IGNORED):
+        parts = {"huisletter": None, "huisnummertoevoeging": None}
     kind = search.kind
     if kind == "postcode":
         postcode = str(v["postcode"]).replace(" ", "").upper()
@@ -159,9 +165,10 @@ def _address_query(ctx: Context, search: _Search, nummeraanduiding_id: str | Non
             **parts,
         )
     if kind == "naam":
+        street = None if ctx.on(F.NAME_QUERY_IGNORES_STREET) else v["openbareRuimteNaam"]
         return AddressQuery(
             woonplaats_naam=v["woonplaatsNaam"],
-            openbare_ruimte_naam=v["openbareRuimteNaam"],
+            openbare_ruimte_naam=street,
             huisnummer=v["huisnummer"],
             exacte_match=exact,
             inclusief_eind_status=eind,
@@ -171,10 +178,26 @@ def _address_query(ctx: Context, search: _Search, nummeraanduiding_id: str | Non
         "zoekresultaat": {"nummeraanduiding_id": nummeraanduiding_id},
         "object": {"adresseerbaar_object_id": v["adresseerbaarObjectIdentificatie"]},
         "pand": {"pand_id": v["pandIdentificatie"]},
-        "q": {"q": v["q"]},
-        "openbareRuimte": {"openbare_ruimte_id": v["openbareRuimteIdentificatie"]},
+        "q": {} if ctx.on(F.Q_IGNORED) else {"q": v["q"]},
+        "openbareRuimte": (
+            {} if ctx.on(F.OPENBARE_RUIMTE_QUERY_IGNORED) else {"openbare_ruimte_id": v["openbareRuimteIdentificatie"]}
+        ),
     }[str(kind)]
     return AddressQuery(inclusief_eind_status=eind, **fields)
+
+
+def _find(ctx: Context, search: _Search, *, extended: bool) -> list[dict[str, Any]]:
+    """The addresses of a search; under the fault pand_query_leaks a building query also
+    returns the addresses of buildings whose id differs only in the last digit."""
+    find = ctx.repo.find_extended_addresses if extended else ctx.repo.find_addresses
+    query = _address_query(ctx, search)
+    if search.kind != "pand" or not ctx.on(F.PAND_QUERY_LEAKS):
+        return find(query)
+    found: dict[tuple[Any, Any], dict[str, Any]] = {}
+    for pand_id in ctx.building_ids((str(query.pand_id),)):
+        for a in find(replace(query, pand_id=pand_id)):
+            found.setdefault((a["nummeraanduidingIdentificatie"], a["adresseerbaarObjectIdentificatie"]), a)
+    return list(found.values())
 
 
 def search(ctx: Context) -> HalResult:
@@ -189,15 +212,24 @@ def search(ctx: Context) -> HalResult:
         if found is not None:
             items = ctx.repo.find_addresses(_address_query(ctx, s, found))
     elif s.kind is not None:
-        items = ctx.repo.find_addresses(_address_query(ctx, s))
+        items = _find(ctx, s, extended=False)
+        if s.kind == "object" and ctx.on(F.OBJECT_QUERY_DROPS_SIDE_ADDRESSES):
+            items = [a for a in items if not a.get("indicatieNevenadres")]
     return ctx.collection("adressen", items, s.paging, lambda a: resources.address(ctx, a, s.expand))
 
 
 def search_extended(ctx: Context) -> HalResult:
     """GET /adressenuitgebreid (no expand, no zoekresultaat, no openbareRuimteIdentificatie)."""
     s = _search(ctx, UITGEBREID_PARAMS, {"object", "pand", "q"}, with_expand=False)
-    items = ctx.repo.find_extended_addresses(_address_query(ctx, s)) if s.kind is not None else []
-    return ctx.collection("adressen", items, s.paging, lambda a: resources.extended_address(ctx, a))
+    items = _find(ctx, s, extended=True) if s.kind is not None else []
+    return ctx.collection("adressen", items, s.paging, lambda a: _extended(ctx, a))
+
+
+def _extended(ctx: Context, data: dict[str, Any], self_link: Link | None = None) -> dict[str, Any]:
+    body = resources.extended_address(ctx, data, self_link)
+    if ctx.on(F.EXTENDED_FIELDS_MISSING):
+        body.pop("adresseerbaarObjectStatus", None)
+    return body
 
 
 def zoek(ctx: Context) -> HalResult:
@@ -213,7 +245,14 @@ def zoek(ctx: Context) -> HalResult:
         items = ctx.repo.zoek(term)
     elif not ctx.on(F.REQUIRED_PARAMS_NOT_ENFORCED):
         raise problems.required(["zoek"])
-    result = ctx.collection("zoekresultaten", items, paging, lambda r: resources.zoekresultaat(ctx, r))
+
+    def render(found: dict[str, Any]) -> dict[str, Any]:
+        result = resources.zoekresultaat(ctx, found)
+        if ctx.on(F.ZOEK_RESULTS_WITHOUT_IDENTIFICATIE):
+            del result["identificatie"]
+        return result
+
+    result = ctx.collection("zoekresultaten", items, paging, render)
     result.deprecated = True
     return result
 
@@ -246,4 +285,4 @@ def get_extended(ctx: Context) -> HalResult:
     found = ctx.repo.get_extended_address(num_id, inclusief_eind_status=eind)
     if found is None:
         return ctx.not_found()
-    return HalResult(resources.extended_address(ctx, found, ctx.info.self_link()))
+    return HalResult(_extended(ctx, found, ctx.info.self_link()))

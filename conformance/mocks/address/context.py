@@ -41,13 +41,27 @@ class Context:
     def on(self, fault: Fault) -> bool:
         return self.faults.on(fault.name)
 
-    def query(self, known: frozenset[str], *, duplicate_codes: dict[str, str] | None = None) -> Query:
-        return Query(self.raw, known, duplicate_codes=duplicate_codes)
+    def query(
+        self,
+        known: frozenset[str],
+        *,
+        duplicate_codes: dict[str, str] | None = None,
+        first_wins: frozenset[str] = frozenset(),
+    ) -> Query:
+        return Query(self.raw, known, duplicate_codes=duplicate_codes, first_wins=first_wins)
 
     def path_id(self, v: Validator, name: str, pattern: str) -> str | None:
         return v.path_id(
             name, self.path_id_raw or "", pattern, enforce=not self.on(F.PATH_ID_PATTERN_NOT_ENFORCED)
         )
+
+    def building_ids(self, pand_ids: tuple[str, ...] | None) -> tuple[str, ...]:
+        """The building ids a building query looks up; under the fault pand_query_leaks also
+        every id that differs only in the last digit (neighbouring buildings)."""
+        ids = tuple(pand_ids or ())
+        if not self.on(F.PAND_QUERY_LEAKS):
+            return ids
+        return tuple(dict.fromkeys(p[:-1] + digit for p in ids for digit in "0123456789"))
 
     def paging(self, v: Validator) -> Paging:
         min_size = 1 if self.on(F.PAGE_SIZE_MINIMUM_NOT_ENFORCED) else MIN_PAGE_SIZE

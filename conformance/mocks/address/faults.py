@@ -222,3 +222,87 @@ MAINTENANCE_IGNORED = fault(
 RETRY_AFTER_MISSING = fault(
     "address.retry_after_missing", "503 responses carry no Retry-After header", must_trip=set()
 )
+
+# --- endpoint semantics (checks in conformance/checks/address/catalogue_endpoints.py) --------
+NUMMERAANDUIDING_SIDE_ADDRESS_IGNORED = fault(
+    "address.nummeraanduiding_side_address_ignored",
+    "/adresseerbareobjecten?nummeraanduidingIdentificatie finds only objects with that main address",
+    must_trip=set(),
+)
+PAND_QUERY_LEAKS = fault(
+    "address.pand_query_leaks",
+    "pandIdentificaties/pandIdentificatie match all but the last digit: other buildings' objects and addresses come along",
+    must_trip=set(),
+)
+OBJECT_WRAPPER_AMBIGUOUS = fault(
+    "address.object_wrapper_ambiguous",
+    "ligplaats items of bbox search results without a type filter carry a second (standplaats) wrapper",
+    must_trip=set(),
+)
+GEBRUIKSDOELEN_FILTER_IGNORED = fault(
+    "address.gebruiksdoelen_filter_ignored", "the gebruiksdoelen filter of a bbox query is ignored", must_trip=set()
+)
+OPPERVLAKTE_FILTER_IGNORED = fault(
+    "address.oppervlakte_filter_ignored",
+    "the oppervlakte[min]/[max] filter of a bbox query is validated but ignored",
+    must_trip=set(),
+)
+LETTER_ADDITION_IGNORED = fault(
+    "address.letter_addition_ignored",
+    "huisletter and huisnummertoevoeging are ignored when exacteMatch is not true",
+    must_trip=set(),
+)
+OBJECT_QUERY_DROPS_SIDE_ADDRESSES = fault(
+    "address.object_query_drops_side_addresses",
+    "/adressen?adresseerbaarObjectIdentificatie returns only the object's main address",
+    must_trip=set(),
+)
+OPENBARE_RUIMTE_QUERY_IGNORED = fault(
+    "address.openbare_ruimte_query_ignored",
+    "/adressen?openbareRuimteIdentificatie ignores the value and returns addresses of every public space",
+    must_trip=set(),
+)
+Q_IGNORED = fault(
+    "address.q_ignored", "the q search ignores its terms and returns unrelated addresses", must_trip=set()
+)
+NAME_QUERY_IGNORES_STREET = fault(
+    "address.name_query_ignores_street",
+    "woonplaatsNaam+openbareRuimteNaam+huisnummer ignores openbareRuimteNaam",
+    must_trip=set(),
+)
+LETTER_ADDITION_PATTERNS_NOT_ENFORCED = fault(
+    "address.letter_addition_patterns_not_enforced",
+    "a huisletter of 2 letters and a huisnummertoevoeging of 5 characters are accepted",
+    must_trip=set(),
+)
+POSTCODE_FORMS_REJECTED = fault(
+    "address.postcode_forms_rejected",
+    "a postcode with a space or in lower case is refused with 400 pattern",
+    must_trip=set(),
+)
+ZOEK_RESULTS_WITHOUT_IDENTIFICATIE = fault(
+    "address.zoek_results_without_identificatie",
+    "/adressen/zoek results carry no identificatie",
+    must_trip=set(),
+)
+BRONHOUDERS_TWO_ACCEPTED = fault(
+    "address.bronhouders_two_accepted",
+    "/bronhouders with objectIdentificatie sent twice gets 200 (the first value is used)",
+    must_trip=set(),
+)
+IDENTIFIER_PATTERNS_NOT_ENFORCED = fault(
+    "address.identifier_patterns_not_enforced",
+    "malformed nummeraanduidingIdentificatie/pandIdentificaties on /adresseerbareobjecten give 200 (empty)",
+    must_trip=set(),
+)
+EXTENDED_FIELDS_MISSING = fault(
+    "address.extended_fields_missing", "extended addresses carry no adresseerbaarObjectStatus", must_trip=set()
+)
+LVC_PAGING_LINKS = fault(
+    "address.lvc_paging_links", "/lvc responses carry next and last paging links", must_trip=set()
+)
+BRONHOUDER_PARAMETER_RENAMED = fault(
+    "address.bronhouder_parameter_renamed",
+    "/bronhouders knows `identificatie` instead of objectIdentificatie (objectIdentificatie alone gets 400)",
+    must_trip=set(),
+)

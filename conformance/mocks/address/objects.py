@@ -113,13 +113,14 @@ def search(ctx: Context) -> HalResult:
     # pandIdentificaties sent twice is a combination error (bag-api.md 4.8).
     q = ctx.query(SEARCH_PARAMS, duplicate_codes={"pandIdentificaties": "unsupportedCombination"})
     v = P.Validator(q)
-    num_id = v.pattern("nummeraanduidingIdentificatie", P.NUMMERAANDUIDING_ID)
+    ids_checked = not ctx.on(F.IDENTIFIER_PATTERNS_NOT_ENFORCED)
+    num_id = v.pattern("nummeraanduidingIdentificatie", P.NUMMERAANDUIDING_ID, enforce=ids_checked)
     box = _bbox(ctx, v)
     geconstateerd = v.boolean("geconstateerd")
     low, high = _oppervlakte(ctx, v)
     doelen = v.enum_list("gebruiksdoelen", P.GEBRUIKSDOELEN)
     kind = v.enum("type", _TYPES, ignore_case=True)
-    pand_ids = v.pattern_list("pandIdentificaties", P.PAND_ID)
+    pand_ids = v.pattern_list("pandIdentificaties", P.PAND_ID, enforce=ids_checked)
     huidig, geldig, beschikbaar = _time_travel(ctx, v)
     expand = v.expand("expand", resources.OBJECT_EXPAND, ignore_unknown=ctx.on(F.UNKNOWN_EXPAND_IGNORED))
     paging = ctx.paging(v)
@@ -142,6 +143,10 @@ def search(ctx: Context) -> HalResult:
         if chosen == "bbox" and box is not None and ctx.on(F.BBOX_FILTER_IGNORED):
             m = _FAULTY_MARGIN
             box = (box[0] - m, box[1] - m, box[2] + m, box[3] + m)
+        if ctx.on(F.OPPERVLAKTE_FILTER_IGNORED):
+            low, high = None, None
+        if ctx.on(F.GEBRUIKSDOELEN_FILTER_IGNORED):
+            doelen = None
         query = ObjectQuery(
             nummeraanduiding_id=num_id if chosen == "nummeraanduidingIdentificatie" else None,
             bbox=box if chosen == "bbox" else None,
@@ -150,16 +155,22 @@ def search(ctx: Context) -> HalResult:
             oppervlakte_max=high if chosen == "bbox" else None,
             gebruiksdoelen=tuple(doelen or ()) if chosen == "bbox" else (),
             type=kind if chosen == "bbox" and not ctx.on(F.TYPE_FILTER_IGNORED) else None,
-            pand_ids=tuple(pand_ids or ()) if chosen == "pandIdentificaties" else (),
+            pand_ids=ctx.building_ids(pand_ids) if chosen == "pandIdentificaties" else (),
             **_repo_time(ctx, huidig, geldig, beschikbaar),
         )
         items = ctx.repo.find_adresseerbare_objecten(query)
+        if chosen == "nummeraanduidingIdentificatie" and ctx.on(F.NUMMERAANDUIDING_SIDE_ADDRESS_IGNORED):
+            items = [o for o in items if o.get("heeftAlsHoofdAdres") == num_id]
     travel = _links_time_travel(q)
     embed = expand if expand is not None and not ctx.on(F.EXPAND_IGNORED) else frozenset()
+    ambiguous = chosen == "bbox" and kind is None and ctx.on(F.OBJECT_WRAPPER_AMBIGUOUS)
 
     def render(obj: dict[str, Any]) -> dict[str, Any]:
         outer = ctx.info.link(f"/adresseerbareobjecten/{obj.get('identificatie')}", travel.self_query())
-        return resources.adresseerbaar_object(ctx, obj, embed, outer, travel)
+        item = resources.adresseerbaar_object(ctx, obj, embed, outer, travel)
+        if ambiguous and "ligplaats" in item:
+            item["standplaats"] = item["ligplaats"]  # a second type wrapper
+        return item
 
     result = ctx.collection("adresseerbareObjecten", items, paging, render)
     result.content_crs = True
@@ -195,14 +206,19 @@ def lifecycle(ctx: Context) -> HalResult:
     if found is None:
         return ctx.not_found()
     voorkomens = [resources.voorkomen(ctx, item) for item in found]
-    return HalResult({"_links": {"self": ctx.info.self_link()}, "_embedded": {"voorkomens": voorkomens}})
+    links = {"self": ctx.info.self_link()}
+    if ctx.on(F.LVC_PAGING_LINKS):
+        links.update(next=ctx.info.page_link(2), last=ctx.info.page_link(2))
+    return HalResult({"_links": links, "_embedded": {"voorkomens": voorkomens}})
 
 
 def bronhouders(ctx: Context) -> HalResult:
     """GET /bronhouders?objectIdentificatie=: exactly one object identification."""
-    q = ctx.query(frozenset({"objectIdentificatie", "geldigOp", "beschikbaarOp"}))
+    name = "identificatie" if ctx.on(F.BRONHOUDER_PARAMETER_RENAMED) else "objectIdentificatie"
+    first_wins = frozenset({name}) if ctx.on(F.BRONHOUDERS_TWO_ACCEPTED) else frozenset()
+    q = ctx.query(frozenset({name, "geldigOp", "beschikbaarOp"}), first_wins=first_wins)
     v = P.Validator(q)
-    object_id = v.pattern("objectIdentificatie", P.OBJECT_ID)
+    object_id = v.pattern(name, P.OBJECT_ID)
     _time_travel(ctx, v)  # validated; the source holder does not change with time here
     v.finish()
     items: list[dict[str, Any]] = []
@@ -211,5 +227,5 @@ def bronhouders(ctx: Context) -> HalResult:
         if found:
             items = [resources.bronhouder(ctx, found, object_id)]
     elif not ctx.on(F.REQUIRED_PARAMS_NOT_ENFORCED):
-        raise problems.required(["objectIdentificatie"])
+        raise problems.required([name])
     return HalResult({"_links": {"self": ctx.info.self_link()}, "_embedded": {"bronhouders": items}})

@@ -87,6 +87,7 @@ class Query:
 
     Unknown parameters are ignored (bag-api.md 4.5). A known parameter without a value or
     sent twice is answered 400 paramsRequired (4.11); `expand=` is left to the expand rule.
+    Names in `first_wins` (a fault's doing) may be repeated: the first value counts.
     """
 
     def __init__(
@@ -95,6 +96,7 @@ class Query:
         known: frozenset[str],
         *,
         duplicate_codes: dict[str, str] | None = None,
+        first_wins: frozenset[str] = frozenset(),
     ) -> None:
         self._params: dict[str, RawParam] = {}
         seen: dict[str, int] = {}
@@ -102,7 +104,7 @@ class Query:
             if param.name in known:
                 seen[param.name] = seen.get(param.name, 0) + 1
                 self._params.setdefault(param.name, param)
-        duplicated = [n for n, count in seen.items() if count > 1]
+        duplicated = [n for n, count in seen.items() if count > 1 and n not in first_wins]
         for name in duplicated:
             code = (duplicate_codes or {}).get(name, "paramsRequired")
             if code == "unsupportedCombination":
@@ -252,12 +254,12 @@ class Validator:
             return None
         return items
 
-    def pattern_list(self, name: str, pattern: str) -> tuple[str, ...] | None:
+    def pattern_list(self, name: str, pattern: str, *, enforce: bool = True) -> tuple[str, ...] | None:
         param = self._raw(name)
         if param is None:
             return None
         items = tuple((param.value or "").split(","))
-        bad = [item for item in items if not re.fullmatch(pattern, item)]
+        bad = [item for item in items if enforce and not re.fullmatch(pattern, item)]
         for _ in bad:
             self.fail(param.position, name, "pattern", pattern)
         return None if bad else items
