@@ -31,6 +31,7 @@ from conformance.soap.loader import (
     load_contract,
     parse_untrusted,
 )
+from conformance.soap.samples import sample_request
 from conformance.soap.validate import content_type_parts
 
 _LOG = logging.getLogger(__name__)
@@ -49,12 +50,16 @@ class SoapMockConfig:
 class SoapFault(Exception):
     """Raised while handling a request; becomes a Fault response."""
 
-    def __init__(self, code: str, message: str, detail: tuple[str, ...] = (), *, status: int = 500) -> None:
+    def __init__(
+        self, code: str, message: str, detail: tuple[str, ...] = (), *, status: int = 500, refusal: str = ""
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.detail = detail
         self.status = status  # 500 for every Fault (SOAP 1.1 6.2), 405 for a wrong method
+        # Which protocol violation this refuses: the fault `soap.<refusal>_accepted` lets it through.
+        self.refusal = refusal
 
 
 def create_app(config: SoapMockConfig, faults: FaultSet) -> Starlette:
@@ -86,6 +91,8 @@ class _Service:
             body = await self._read_body(request)
             return self._handle(body, request)
         except SoapFault as fault:
+            if fault.refusal and self.faults.on(f"soap.{fault.refusal}_accepted"):
+                return self._answer(sample_request())  # the fault: a violation answered as if valid
             return self._fault(fault)
         except Exception:  # the last resort: a Server fault, never a traceback on the wire
             _LOG.exception("soap mock: unexpected error")
@@ -105,13 +112,15 @@ class _Service:
         limit = self.config.max_body_bytes
         declared = request.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
-            raise SoapFault("Client", f"the request body of {declared} bytes exceeds the limit of {limit}")
+            raise SoapFault(
+                "Client", f"the request body of {declared} bytes exceeds the limit of {limit}", refusal="oversized"
+            )
         chunks: list[bytes] = []
         size = 0
         async for chunk in request.stream():
             size += len(chunk)
             if size > limit:
-                raise SoapFault("Client", f"the request body exceeds the limit of {limit} bytes")
+                raise SoapFault("Client", f"the request body exceeds the limit of {limit} bytes", refusal="oversized")
             chunks.append(chunk)
         return b"".join(chunks)
 
@@ -124,7 +133,9 @@ class _Service:
                 raise SoapFault("VersionMismatch", f"unknown envelope namespace {etree.QName(root).namespace}")
             raise SoapFault("Client", f"the document element is {root.tag}, not a SOAP 1.1 Envelope")
         if version != "1.1":
-            raise SoapFault("VersionMismatch", f"this service speaks SOAP 1.1 ({SOAP11_ENV_NS}), not SOAP {version}")
+            raise SoapFault(
+                "VersionMismatch", f"this service speaks SOAP 1.1 ({SOAP11_ENV_NS}), not SOAP {version}", refusal="soap12"
+            )
         media, _params = content_type_parts(request.headers.get("content-type"))
         if media != "text/xml":
             raise SoapFault("Client", f"Content-Type {media or 'none'} is not text/xml (SOAP 1.1 over HTTP)")
@@ -141,13 +152,21 @@ class _Service:
         child = view.body_children[0]
         operation = self.contract.operation_for_input(child.tag)
         if operation is None:
-            raise SoapFault("Client", f"{child.tag} is not the input of any operation of this service", (child.tag,))
+            raise SoapFault(
+                "Client", f"{child.tag} is not the input of any operation of this service", (child.tag,),
+                refusal="wrong_body_element",
+            )
         if not self.faults.on("soap.accepts_schema_invalid_request"):
             errors = self.contract.schema_errors(child)
             if errors:
                 detail = tuple(f"line {line}: {message}" for line, message in errors[:_MAX_DETAIL_ENTRIES])
                 raise SoapFault("Client", "the request is not valid against the types schema", detail)
-        response = build_response(child, self.faults)
+        if self.faults.on("soap.valid_request_refused"):
+            raise SoapFault("Server", "the message service is temporarily unable to process requests")
+        return self._answer(child)
+
+    def _answer(self, request_element: etree._Element) -> Response:
+        response = build_response(request_element, self.faults)
         media_type = SOAP12_MEDIA_TYPE if self.faults.on("soap.soap12_content_type") else XML_MEDIA_TYPE
         return Response(serialize_response(response, self.faults), status_code=200, media_type=media_type)
 
@@ -164,11 +183,12 @@ class _Service:
                     return root
                 except etree.XMLSyntaxError:
                     pass
-            raise SoapFault("Client", refused.message, (refused.message,)) from None
+            refusal = "non_xml" if refused.reason in ("not_well_formed", "empty") else ""
+            raise SoapFault("Client", refused.message, (refused.message,), refusal=refusal) from None
 
     def _check_soap_action(self, header: str | None) -> None:
         if header is None:
-            raise SoapFault("Client", "the SOAPAction header is missing")
+            raise SoapFault("Client", "the SOAPAction header is missing", refusal="missing_soapaction")
         value = header.strip()
         if len(value) >= 2 and value[0] == value[-1] == '"':
             value = value[1:-1]

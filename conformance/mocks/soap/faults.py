@@ -82,6 +82,45 @@ SOAP_FAULTS: tuple[Fault, ...] = (
         may_trip=_BODY_READERS - {c.RESPONSE_ENVELOPE},
     ),
     fault(
+        "soap.missing_soapaction_accepted",
+        "a request without a SOAPAction header is answered as if it were valid (HTTP 200)",
+        must_trip={c.REJECT_MISSING_SOAP_ACTION},
+    ),
+    fault(
+        "soap.non_xml_accepted",
+        "a body that is not XML is answered with a normal response (HTTP 200)",
+        must_trip={c.REJECT_NON_XML},
+    ),
+    fault(
+        "soap.soap12_accepted",
+        "a SOAP 1.2 envelope is answered as if it were SOAP 1.1 (HTTP 200)",
+        must_trip={c.REJECT_SOAP12},
+    ),
+    fault(
+        "soap.wrong_body_element_accepted",
+        "a Body element that is no operation's input is answered with a normal response",
+        must_trip={c.REJECT_WRONG_BODY_ELEMENT},
+        # The Fault-format checks provoke their Fault with a wrong Body element, and one
+        # schema mutation moves the request element to another namespace.
+        may_trip=c.FAULT_CHECKS | {c.REJECT_SCHEMA_INVALID},
+    ),
+    fault(
+        "soap.oversized_accepted",
+        "a request above the size limit is read and answered (HTTP 200)",
+        must_trip={c.REJECT_OVERSIZED},
+    ),
+    fault(
+        "soap.response_reference_wrong",
+        "the response refers to another message id than the request's",
+        must_trip={c.RESPONSE_REFERS_TO_REQUEST},
+    ),
+    fault(
+        "soap.valid_request_refused",
+        "schema-valid requests are answered with a Server Fault (HTTP 500)",
+        must_trip={c.RESPONSE_STATUS_OK},
+        may_trip={c.RESPONSE_BODY_ELEMENT, c.RESPONSE_SCHEMA_VALID, c.RESPONSE_REFERS_TO_REQUEST},
+    ),
+    fault(
         "soap.request_dtd_accepted",
         "a request with a DOCTYPE is accepted (HTTP 200) instead of refused",
         must_trip={c.REJECT_DOCTYPE},

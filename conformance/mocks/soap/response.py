@@ -63,7 +63,9 @@ def build_response(request: etree._Element, faults: FaultSet) -> etree._Element:
     etree.SubElement(kop, f"{_T}Tijdstip").text = datetime.now(UTC).replace(microsecond=0).isoformat()
     etree.SubElement(kop, f"{_T}Afzender").text = MOCK_OIN
     referentie = etree.SubElement(response, f"{_T}Referentie")
-    etree.SubElement(referentie, f"{_T}BerichtId").text = request_id
+    # The fault answers with another, well-formed, message id: schema-valid but unrelated.
+    referred = str(uuid.uuid5(uuid.NAMESPACE_URL, "another message")) if faults.on("soap.response_reference_wrong") else request_id
+    etree.SubElement(referentie, f"{_T}BerichtId").text = referred
     etree.SubElement(referentie, f"{_T}MeldingNummer").text = melding
     interest = first_x < Decimal(150000)
     if not faults.on("soap.schema_invalid_response"):
