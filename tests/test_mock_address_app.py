@@ -244,7 +244,8 @@ def test_success_headers(client: TestClient, path: str) -> None:
     r = get(client, path)
     ok(r)
     assert r.headers["api-version"] == "2.9.2"
-    assert re.fullmatch(r'299 - "http://testserver/lvbag/individuelebevragingen/v2" "[^"]+"', r.headers["warning"])
+    # RFC 7234 5.5: warn-code, warn-agent (the versioned base URL), quoted warn-text.
+    assert re.fullmatch(r'299 http://testserver/lvbag/individuelebevragingen/v2 "[^"]+"', r.headers["warning"])
     assert all(h in r.headers for h in RATE_HEADERS)
     assert ("X-Pagination-Page" in r.headers) == (path in PAGED)
     assert ("X-Pagination-Limit" in r.headers) == (path in PAGED)
@@ -687,8 +688,10 @@ FAULT_CASES: dict[str, tuple[bool, Callable[[TestClient], bool]]] = {
 
 
 def test_every_address_fault_has_a_case() -> None:
+    # The faults of the endpoint checks have their cases in test_mock_address_faults_extra.py,
+    # which also checks that every fault of conformance/mocks/address/faults.py has one.
     declared = {f.name.removeprefix("address.") for f in catalogue("address")}
-    assert declared == set(FAULT_CASES)
+    assert set(FAULT_CASES) <= declared
     assert all(f.description and not f.must_trip for f in catalogue("address"))
 
 

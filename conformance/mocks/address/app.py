@@ -24,9 +24,10 @@ from starlette.types import Receive, Scope, Send
 
 from conformance.mocks.address import addresses, objects
 from conformance.mocks.address import faults as F
+from conformance.mocks.address import faults_general as G
 from conformance.mocks.address.config import AddressMockConfig, KeyPolicy
 from conformance.mocks.address.context import Context, HalResult
-from conformance.mocks.address.hal import RequestInfo
+from conformance.mocks.address.hal import RequestInfo, drop_embedded_self_links, drop_self_link
 from conformance.mocks.address.params import parse_query
 from conformance.mocks.address.problems import ProblemError, json_bytes, render_problem
 from conformance.mocks.address.ratelimit import Decision, RateLimiter
@@ -103,13 +104,14 @@ class AddressMock:
 
     async def handle(self, request: Request) -> Response:
         info = self._request_info(request)
+        instance = info.raw_path if self.on(G.PROBLEM_INSTANCE_WITHOUT_QUERY) else info.instance
         try:
             response = self._serve(request, info)
         except ProblemError as err:
-            response = render_problem(err, info.instance, self.faults)
+            response = render_problem(err, instance, self.faults)
         except Exception:  # the contract: no input may produce anything but problem+json
             log.exception("address mock: unexpected error for %s", info.instance)
-            response = render_problem(ProblemError("serverError"), info.instance, self.faults)
+            response = render_problem(ProblemError("serverError"), instance, self.faults)
         # api-version on every response except 429 (seed part 4 "Response headers").
         if response.status_code != 429 and not self.on(F.API_VERSION_MISSING):
             response.headers["api-version"] = self.config.api_version
@@ -125,6 +127,8 @@ class AddressMock:
             if not self.on(F.RETRY_AFTER_MISSING):
                 back = info.moment + timedelta(seconds=self.config.retry_after_s)
                 headers["Retry-After"] = format_datetime(back, usegmt=True)
+                if self.on(G.RETRY_AFTER_IN_SECONDS):
+                    headers["Retry-After"] = str(self.config.retry_after_s)
             raise ProblemError("notAvailable", headers=headers)
         decision = self.limiter.check(
             key,
@@ -165,7 +169,11 @@ class AddressMock:
         if self.on(F.RESTRICTED_KEY_NOT_ENFORCED):
             return
         base = self.config.base_path
-        for prefix in policy.forbidden_prefixes:
+        prefixes = policy.forbidden_prefixes
+        if self.on(G.RESTRICTED_POLICY_APPLIED_TO_ALL_KEYS) and route_path.count("/") == 2:
+            # A single resource (/adressenuitgebreid/{id}) gets every key's restrictions, whoever asks.
+            prefixes = tuple(p for other in self.config.keys.values() for p in other.forbidden_prefixes)
+        for prefix in prefixes:
             if prefix.startswith(base + "/"):
                 prefix = prefix[len(base) :]
             prefix = prefix.rstrip("/")
@@ -191,22 +199,27 @@ class AddressMock:
 
     def _negotiate(self, request: Request, endpoint: Endpoint) -> None:
         negotiates = endpoint.negotiates and not self.on(F.ACCEPT_NOT_NEGOTIATED)
-        if negotiates and not accept_ok(request.headers.get("accept")):
-            raise ProblemError("notAcceptable", headers={"acceptCrs": CRS})
+        accept = request.headers.get("accept")
+        served = accept_exact(accept) if self.on(G.ACCEPT_EXACT_MATCH_ONLY) else accept_ok(accept)
+        on_406 = {} if self.on(G.ACCEPT_CRS_HEADER_MISSING_ON_406) else {"acceptCrs": CRS}
+        any_crs_refused = self.on(G.SUPPORTED_CRS_REJECTED)
+        if negotiates and not served:
+            raise ProblemError("notAcceptable", headers=dict(on_406))
         if endpoint.accept_crs and not self.on(F.ACCEPT_CRS_NOT_VALIDATED):
             value = request.headers.get("accept-crs")
-            if value is not None and value.strip().lower() != CRS:
-                raise ProblemError("crsNotAcceptable", headers={"acceptCrs": CRS})
+            if value is not None and (any_crs_refused or value.strip().lower() != CRS):
+                raise ProblemError("crsNotAcceptable", headers=dict(on_406))
         if endpoint.content_crs and not self.on(F.CONTENT_CRS_NOT_VALIDATED):
             value = request.headers.get("content-crs")
-            if value is not None and value.strip().lower() != CRS:
+            if value is not None and (any_crs_refused or value.strip().lower() != CRS):
                 raise ProblemError("crsNotSupported")
 
     def _success(self, result: HalResult, decision: Decision, info: RequestInfo) -> Response:
         headers: dict[str, str] = {}
         if not self.on(F.WARNING_HEADER_MISSING):
             text = _DEPRECATED_TEXT if result.deprecated else _WARNING_TEXT
-            headers["warning"] = f'299 - "{info.base_url}" "{text}"'
+            # RFC 7234 5.5: warn-code SP warn-agent SP quoted warn-text (no warn-date).
+            headers["warning"] = f'299 {info.base_url} "{text}"'
         if result.paging is not None and not self.on(F.PAGINATION_HEADERS_MISSING):
             headers["X-Pagination-Page"] = str(result.paging.page)
             limit = 20 if self.on(F.PAGINATION_HEADERS_WRONG) else result.paging.size
@@ -215,10 +228,16 @@ class AddressMock:
             headers["Content-Crs"] = CRS
         if not self.on(F.RATE_LIMIT_HEADERS_MISSING):
             headers.update(decision.headers)
+            if self.on(G.RATE_LIMIT_REMAINING_NOT_DECREMENTED):
+                headers["RateLimit-Remaining"] = decision.headers["RateLimit-Limit"]
         if result.body is None:
             body = b""
         else:
             data = malform_identifiers(result.body) if self.on(F.IDENTIFIERS_MALFORMED) else result.body
+            if self.on(G.SELF_LINK_MISSING):
+                data = drop_self_link(data)
+            if self.on(G.EMBEDDED_SELF_LINK_MISSING):
+                data = drop_embedded_self_links(data)
             body = json_bytes(data)
         media = "application/json" if self.on(F.HAL_SERVED_AS_JSON) else HAL_JSON
         return Response(body, status_code=200, headers=headers, media_type=media)
@@ -259,6 +278,11 @@ def accept_ok(value: str | None) -> bool:
         if quality > 0:
             return True
     return False
+
+
+def accept_exact(value: str | None) -> bool:
+    """Fault accept_exact_match_only: only no Accept or exactly application/hal+json."""
+    return value is None or not value.strip() or value.strip() == HAL_JSON
 
 
 _ID = re.compile(r"[0-9]{16}")

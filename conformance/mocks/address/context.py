@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance.mocks.address import faults as F
+from conformance.mocks.address import faults_general as G
 from conformance.mocks.address.hal import Link, Paging, RequestInfo
-from conformance.mocks.address.params import Query, RawParam, Validator
+from conformance.mocks.address.params import Query, RawParam, Readings, Validator
 from conformance.mocks.address.problems import ProblemError
 from conformance.mocks.address.repository import Repository
 from conformance.mocks.faults import Fault, FaultSet
@@ -48,7 +49,21 @@ class Context:
         duplicate_codes: dict[str, str] | None = None,
         first_wins: frozenset[str] = frozenset(),
     ) -> Query:
-        return Query(self.raw, known, duplicate_codes=duplicate_codes, first_wins=first_wins)
+        q = Query(self.raw, known, duplicate_codes=duplicate_codes, first_wins=first_wins)
+        q.readings = self.readings()
+        return q
+
+    def readings(self) -> Readings:
+        """How this request's values are read: as the seed says unless a fault bends it."""
+        return Readings(
+            lenient_booleans=(
+                frozenset({"huidig", "inclusiefEindStatus", "exacteMatch"})
+                if self.on(G.BOOLEAN_NOT_VALIDATED)
+                else frozenset()
+            ),
+            ignore_malformed_timestamps=self.on(G.BESCHIKBAAROP_NOT_VALIDATED),
+            misread_short_timestamps=self.on(G.BESCHIKBAAROP_SHORT_FORM_MISREAD),
+        )
 
     def path_id(self, v: Validator, name: str, pattern: str) -> str | None:
         return v.path_id(
@@ -68,10 +83,15 @@ class Context:
         page = v.integer(
             "page", 1, 1, enforce_min=not self.on(F.PAGE_MINIMUM_NOT_ENFORCED), enforce_max=False
         )
+        max_size = MAX_PAGE_SIZE
+        searches = not self.info.raw_path.endswith("/adressen/zoek")  # the deprecated one pages apart
+        if self.on(G.PAGE_SIZE_MAXIMUM_EXCLUSIVE) and searches and not v.query.has("page"):
+            max_size = MAX_PAGE_SIZE - 1  # 100 refused, but only on a first page asked without page
         size = v.integer(
-            "pageSize", min_size, MAX_PAGE_SIZE, enforce_max=not self.on(F.PAGE_SIZE_MAXIMUM_NOT_ENFORCED)
+            "pageSize", min_size, max_size, enforce_max=not self.on(F.PAGE_SIZE_MAXIMUM_NOT_ENFORCED)
         )
-        return Paging(page if page is not None else 1, size if size is not None else DEFAULT_PAGE_SIZE)
+        default_size = 10 if self.on(G.DEFAULT_PAGE_SIZE_WRONG) else DEFAULT_PAGE_SIZE
+        return Paging(page if page is not None else 1, size if size is not None else default_size)
 
     def collection(self, name: str, items: list[Any], paging: Paging, render: Any) -> HalResult:
         """A paged HAL collection `_embedded.<name>[]` with its links (bag-api.md 4.1)."""

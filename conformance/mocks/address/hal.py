@@ -125,3 +125,35 @@ class Paging:
         if page != last:
             links["last"] = info.page_link(last + 1 if last_off_by_one else last)
         return links
+
+
+# --- faults on links (conformance/mocks/address/faults_general.py) ----------------------------
+def drop_self_link(resource: dict[str, Any]) -> dict[str, Any]:
+    """Fault self_link_missing: the resource without its own `_links.self` (other links stay)."""
+    resource_links = resource.get("_links")
+    if not isinstance(resource_links, dict) or "self" not in resource_links:
+        return resource
+    return {**resource, "_links": {k: v for k, v in resource_links.items() if k != "self"}}
+
+
+def drop_embedded_self_links(resource: dict[str, Any]) -> dict[str, Any]:
+    """Fault embedded_self_link_missing: every embedded resource (collection item or expanded
+    relation, under `_embedded` at the top or inside an object's type wrapper) without its
+    `_links.self`; the top-level self link stays."""
+    copy: dict[str, Any] = {}
+    for key, value in resource.items():
+        if key == "_embedded" and isinstance(value, dict):
+            copy[key] = {
+                name: [_embedded_without_self(v) for v in found] if isinstance(found, list)
+                else _embedded_without_self(found)
+                for name, found in value.items()
+            }
+        elif key != "_links" and isinstance(value, dict):
+            copy[key] = drop_embedded_self_links(value)  # a type wrapper (bag-api.md 3.4)
+        else:
+            copy[key] = value
+    return copy
+
+
+def _embedded_without_self(item: Any) -> Any:
+    return drop_self_link(drop_embedded_self_links(item)) if isinstance(item, dict) else item

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from urllib.parse import unquote_to_bytes
 
 from conformance.mocks.address import problems
@@ -82,6 +82,16 @@ def _decode(part: bytes) -> tuple[str, bool]:
         return data.decode("utf-8", errors="replace"), True
 
 
+@dataclass(frozen=True)
+class Readings:
+    """How the converters read values. Anything but the default is a fault's doing
+    (conformance/mocks/address/faults_general.py); the app's Context sets it per query."""
+
+    lenient_booleans: frozenset[str] = frozenset()  # a non-boolean value of these reads as false
+    ignore_malformed_timestamps: bool = False  # a malformed timestamp counts as not sent
+    misread_short_timestamps: bool = False  # omitted :ss/.fff read as :59/.999, digits rounded
+
+
 class Query:
     """The parameters one endpoint knows, each sent once and with a value.
 
@@ -89,6 +99,8 @@ class Query:
     sent twice is answered 400 paramsRequired (4.11); `expand=` is left to the expand rule.
     Names in `first_wins` (a fault's doing) may be repeated: the first value counts.
     """
+
+    readings: Readings = Readings()
 
     def __init__(
         self,
@@ -212,6 +224,8 @@ class Validator:
             return None
         if param.value in ("true", "false"):
             return param.value == "true"
+        if name in self.query.readings.lenient_booleans:
+            return False
         self.fail(param.position, name, "boolean")
         return None
 
@@ -228,8 +242,9 @@ class Validator:
         param = self._raw(name)
         if param is None:
             return None
-        value = parse_timestamp(param.value or "", allow_short=allow_short)
-        if value is None:
+        readings = self.query.readings
+        value = parse_timestamp(param.value or "", allow_short=allow_short, misread=readings.misread_short_timestamps)
+        if value is None and not readings.ignore_malformed_timestamps:
             self.fail(param.position, name, "timestamp")
         return value
 
@@ -329,9 +344,10 @@ def parse_date(text: str) -> date | None:
         return None
 
 
-def parse_timestamp(text: str, *, allow_short: bool = True) -> datetime | None:
+def parse_timestamp(text: str, *, allow_short: bool = True, misread: bool = False) -> datetime | None:
     """`YYYY-MM-DDThh:mm[:ss[.fff...]]`: omitted seconds and milliseconds become :00 and
-    .000, more than three fractional digits are cut to three (seed part 4)."""
+    .000, more than three fractional digits are cut to three (seed part 4). `misread` is
+    the fault beschikbaarop_short_form_misread: :59 and .999, the third digit rounded."""
     match = _TIMESTAMP.fullmatch(text)
     if not match:
         return None
@@ -339,6 +355,13 @@ def parse_timestamp(text: str, *, allow_short: bool = True) -> datetime | None:
     if second is None and not allow_short:
         return None
     millis = int((fraction or "")[:3].ljust(3, "0"))
+    if misread:
+        rounded = 1 if fraction is not None and len(fraction) > 3 and fraction[3] >= "5" else 0
+        try:
+            moment = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second or 59))
+            return moment + timedelta(milliseconds=999 if fraction is None else millis + rounded)
+        except (ValueError, OverflowError):
+            return None
     try:
         return datetime(
             int(year), int(month), int(day), int(hour), int(minute), int(second or 0), millis * 1000

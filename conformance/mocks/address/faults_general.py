@@ -1,0 +1,84 @@
+"""Address mock faults that prove the general checks (headers, paging, CRS, negotiation).
+
+Each one a single, named deviation, asked for with `faults.on(X.name)` at the one place
+where it misbehaves; the checks they prove name them in `proven_by`
+(conformance/checks/address/catalogue_general.py).
+"""
+
+from conformance.mocks.faults import fault
+
+# --- media types and problem bodies ------------------------------------------------------
+ACCEPT_CRS_HEADER_MISSING_ON_406 = fault(
+    "address.accept_crs_header_missing_on_406", "406 responses carry no acceptCrs header", must_trip=set()
+)
+ACCEPT_EXACT_MATCH_ONLY = fault(
+    "address.accept_exact_match_only",
+    "only Accept exactly application/hal+json (or none) is served; lists, wildcards and q-values get 406",
+    must_trip=set(),
+)
+PROBLEM_INSTANCE_WITHOUT_QUERY = fault(
+    "address.problem_instance_without_query",
+    "the problem instance is the request path without its query",
+    must_trip=set(),
+)
+
+# --- HAL links ------------------------------------------------------------------------------
+SELF_LINK_MISSING = fault(
+    "address.self_link_missing", "200 bodies have no top-level _links.self", must_trip=set()
+)
+EMBEDDED_SELF_LINK_MISSING = fault(
+    "address.embedded_self_link_missing",
+    "collection items and expanded (embedded) resources have no _links.self",
+    must_trip=set(),
+)
+
+# --- pagination -----------------------------------------------------------------------------
+PAGE_SIZE_MAXIMUM_EXCLUSIVE = fault(
+    "address.page_size_maximum_exclusive",
+    "pageSize=100 without page is answered 400 (maximum taken as exclusive) on /adresseerbareobjecten, "
+    "/adressen and /adressenuitgebreid (not on the deprecated /adressen/zoek)",
+    must_trip=set(),
+)
+DEFAULT_PAGE_SIZE_WRONG = fault(
+    "address.default_page_size_wrong", "without pageSize a page holds 10 results (not 20)", must_trip=set()
+)
+
+# --- shared parameters ------------------------------------------------------------------------
+BOOLEAN_NOT_VALIDATED = fault(
+    "address.boolean_not_validated",
+    "a non-boolean huidig/inclusiefEindStatus/exacteMatch is read as false instead of 400",
+    must_trip=set(),
+)
+BESCHIKBAAROP_NOT_VALIDATED = fault(
+    "address.beschikbaarop_not_validated",
+    "a malformed beschikbaarOp is ignored (served as if not sent) instead of 400",
+    must_trip=set(),
+)
+BESCHIKBAAROP_SHORT_FORM_MISREAD = fault(
+    "address.beschikbaarop_short_form_misread",
+    "omitted beschikbaarOp seconds/milliseconds become :59/.999, digits after the third are rounded",
+    must_trip=set(),
+)
+
+# --- headers, CRS, limits, availability, keys ------------------------------------------------
+RATE_LIMIT_REMAINING_NOT_DECREMENTED = fault(
+    "address.rate_limit_remaining_not_decremented",
+    "RateLimit-Remaining on 200 responses stays at the limit",
+    must_trip=set(),
+)
+SUPPORTED_CRS_REJECTED = fault(
+    "address.supported_crs_rejected",
+    "Accept-Crs / Content-Crs epsg:28992 is refused like an unsupported CRS",
+    must_trip=set(),
+)
+RETRY_AFTER_IN_SECONDS = fault(
+    "address.retry_after_in_seconds", "Retry-After on a 503 is delay-seconds (600), not an HTTP date", must_trip=set()
+)
+RESTRICTED_POLICY_APPLIED_TO_ALL_KEYS = fault(
+    "address.restricted_policy_applied_to_all_keys",
+    "every key, the valid one too, gets the restricted key's 403 on /adressenuitgebreid/{id}",
+    must_trip=set(),
+    # The endpoint checks that fetch /adressenuitgebreid/{id} with the valid key cannot pass:
+    # they are declared here, not in catalogue_endpoints.py, since this fault is about keys.
+    may_trip={"address.adressenuitgebreid.by_id", "address.adressenuitgebreid.by_id_inclusief_eind_status"},
+)
