@@ -58,3 +58,26 @@ def test_url_encoded_secret_masked() -> None:
     secret = "key/with+special=chars"
     ex = Redactor([secret]).exchange(make(url="http://h/v2/x?q=key%2Fwith%2Bspecial%3Dchars"))
     assert "key%2Fwith" not in ex.url
+
+
+def test_redirect_location_and_learned_token_values_are_masked() -> None:
+    redactor = Redactor()
+    token_response = make(
+        method="POST", url="http://127.0.0.1/auth/oauth/v2/token",
+        request_headers=Headers([("content-type", "application/x-www-form-urlencoded")]),
+        request_body=b"grant_type=authorization_code&code=code-value-123",
+        response_headers=Headers([("content-type", "application/json;charset=UTF-8")]),
+        body=b'{"access_token": "access-token-value", "token_type": "Bearer"}',
+    )
+    redactor.learn(token_response)
+    redirect = make(
+        url="http://127.0.0.1/auth/oauth/v2/authorize?client_id=c",
+        request_headers=Headers([]),
+        response_headers=Headers([("location", "http://127.0.0.1/cb?code=other-code-456&state=s1")]),
+        body=b"error: access-token-value was refused; code code-value-123 is spent",
+    )
+    ex = redactor.exchange(redirect)
+    dump = repr(ex) + ex.body.decode()
+    for secret in ("other-code-456", "access-token-value", "code-value-123"):
+        assert secret not in dump
+    assert "state=s1" in ex.response_headers.get("location")

@@ -110,6 +110,23 @@ class ApiClient:
         content: bytes | None = None,
         omit_headers: Sequence[str] = (),
     ) -> Exchange:
+        return self.request_revealing(
+            method, path, params=params, headers=headers, content=content, omit_headers=omit_headers
+        )[0]
+
+    def request_revealing(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
+        headers: Mapping[str, str] | None = None,
+        content: bytes | None = None,
+        omit_headers: Sequence[str] = (),
+    ) -> tuple[Exchange, Exchange]:
+        """(redacted, raw). Only token flows use the raw exchange, to read the codes and
+        tokens they must send on; checks and reports only ever see the redacted one. The
+        redactor learns every secret of the raw exchange before it is recorded."""
         self._pacer.acquire()
         request = self._http.build_request(
             method, self.url_for(path), params=params, headers=headers, content=content
@@ -140,10 +157,11 @@ class ApiClient:
             truncated=truncated,
             elapsed_ms=(time.monotonic() - started) * 1000,
         )
-        return self.record(raw)
+        return self.record(raw), raw
 
     def record(self, raw: Exchange) -> Exchange:
         """Redact, then record: the only way an exchange enters the harness."""
+        self._redactor.learn(raw)
         exchange = self._redactor.exchange(raw)
         self._recorder.record(exchange)
         return exchange

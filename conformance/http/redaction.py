@@ -40,6 +40,9 @@ SECRET_PARAMS = frozenset(
         "private_key",
     }
 )
+# Headers whose value is a URL: their query is masked like a request URL's (a redirect
+# to the client carries the authorization code).
+URL_HEADERS = frozenset({"location", "content-location", "refresh"})
 # JSON member names. Not "code": problem+json uses it for the error code.
 SECRET_JSON_KEYS = SECRET_PARAMS - {"code"}
 
@@ -79,10 +82,38 @@ class Redactor:
     def headers(self, headers: Headers) -> Headers:
         return Headers(
             [
-                (k, MASK if k.lower() in self._headers else self.text(v))
+                (
+                    k,
+                    MASK
+                    if k.lower() in self._headers
+                    else self.url(v)
+                    if k.lower() in URL_HEADERS
+                    else self.text(v),
+                )
                 for k, v in headers.items()
             ]
         )
+
+    def learn(self, ex: Exchange) -> None:
+        """Remember the secret values a raw exchange carries (tokens and codes the server
+        issued, parameters the harness sent), so they are masked wherever they reappear:
+        in an error message that echoes them, a later URL, a free-text body."""
+        urls = [ex.url] + [v for k, v in ex.response_headers.items() if k.lower() in URL_HEADERS]
+        for url in urls:
+            for key, value in parse_qsl(urlsplit(url).query, keep_blank_values=True):
+                if key.lower() in SECRET_PARAMS:
+                    self.add_secret(value)
+        if (ex.request_headers.get("content-type") or "").lower().startswith("application/x-www-form-urlencoded"):
+            for key, value in parse_qsl(ex.request_body.decode("utf-8", "replace"), keep_blank_values=True):
+                if key.lower() in SECRET_PARAMS:
+                    self.add_secret(value)
+        for key, value in ex.request_headers.items():
+            if key.lower() == "authorization":
+                self.add_secret(value.partition(" ")[2].strip())
+        # Token responses are plain JSON; HAL and problem bodies never carry tokens.
+        if (ex.response_headers.get("content-type") or "").lower().split(";")[0].strip() == "application/json":
+            with contextlib.suppress(ValueError):
+                _learn_json(json.loads(ex.body.decode("utf-8", "replace") or "null"), self)
 
     def body(self, body: bytes, content_type: str | None) -> bytes:
         if not body:
@@ -111,6 +142,18 @@ class Redactor:
             elapsed_ms=ex.elapsed_ms,
             notes=dict(ex.notes),
         )
+
+
+def _learn_json(value: object, redactor: Redactor) -> None:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(k, str) and k.lower() in SECRET_JSON_KEYS and isinstance(v, str):
+                redactor.add_secret(v)
+            else:
+                _learn_json(v, redactor)
+    elif isinstance(value, list):
+        for v in value:
+            _learn_json(v, redactor)
 
 
 def _mask_json(value: object) -> object:
