@@ -1,0 +1,95 @@
+"""`conformance pki init --out DIR [--oin OIN]` and `conformance pki show DIR`.
+
+`init` makes the test PKI the local mock trusts (conformance.auth.pki); `show` says what
+is in one: the OIN, the key ids, the validity of each certificate and the JWKS file to
+register. Private keys are only ever named by their file, never printed. Exit codes as
+for `run`: 0 done, 2 a usage or configuration error (with a message naming the input).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from conformance.auth.pki import (
+    OIN_PATTERN,
+    OIN_REGISTERED,
+    OIN_TWICE,
+    OIN_UNREGISTERED,
+    TestPki,
+    init_test_pki,
+    load_test_pki,
+)
+from conformance.errors import ConfigError, ExitCode
+
+
+def add_pki_commands(subparsers: Any) -> None:
+    """Add `pki init` and `pki show` to the main CLI's argparse subparsers."""
+    pki = subparsers.add_parser("pki", help="the test PKI for the client-credentials flow")
+    commands = pki.add_subparsers(dest="pki_command", required=True)
+    init = commands.add_parser(
+        "init",
+        help="make a test PKI (root, intermediates, client keys, bad material) in a directory",
+        description="Writes PEM files (private keys with mode 0600), manifest.json and jwks.json "
+        "(the good JWKS to register) into DIR, replacing an earlier test PKI there.",
+    )
+    init.add_argument("--out", type=Path, required=True, metavar="DIR", help="directory to write (created if needed)")
+    init.add_argument("--oin", default=OIN_REGISTERED, help=f"OIN of the client certificates, 20 digits (default: {OIN_REGISTERED})")
+    init.set_defaults(handler=cmd_pki_init)
+    show = commands.add_parser("show", help="print the OIN, key ids and validity of a test PKI")
+    show.add_argument("directory", type=Path, metavar="DIR", help="a directory written by `pki init`")
+    show.set_defaults(handler=cmd_pki_show)
+
+
+def cmd_pki_init(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    oin = args.oin
+    if not OIN_PATTERN.fullmatch(oin):
+        raise ConfigError(f"--oin must be exactly 20 digits, not {oin!r}")
+    if oin in (OIN_UNREGISTERED, OIN_TWICE):
+        raise ConfigError(f"--oin {oin} is reserved for the test PKI's bad material; choose another")
+    directory: Path = args.out
+    if directory.exists() and not directory.is_dir():
+        raise ConfigError(f"--out {directory} exists and is not a directory")
+    try:
+        pki = init_test_pki(directory, oin=oin)
+    except OSError as exc:
+        raise ConfigError(f"cannot write the test PKI to {directory}: {exc.strerror or exc}") from None
+    out.write(f"test PKI written to {directory}\n")
+    _print(pki, out)
+    return int(ExitCode.OK)
+
+
+def cmd_pki_show(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    directory: Path = args.directory
+    if not directory.is_dir():
+        raise ConfigError(f"no such directory: {directory}")
+    _print(load_test_pki(directory), out)
+    return int(ExitCode.OK)
+
+
+def _print(pki: TestPki, out: TextIO) -> None:
+    facts = pki.describe()
+    anchor = facts["trust_anchor"]
+    out.write(f"OIN: {facts['oin']}\n")
+    out.write(f"trust anchor: {anchor['subject']}\n  valid {anchor['not_before']} .. {anchor['not_after']}  {anchor['file']}\n")
+    for cert in facts["intermediates"]:
+        out.write(f"intermediate: {cert['subject']}\n  valid {cert['not_before']} .. {cert['not_after']}  {cert['file']}\n")
+    out.write("keys:\n")
+    for name, key in facts["keys"].items():
+        out.write(f"  {name:17} kid {key['kid']}\n")
+        if "certificate" in key:
+            oin = key["oin"] or "none"
+            out.write(f"  {'':17} OIN {oin}, valid {key['not_before']} .. {key['not_after']}\n")
+            out.write(f"  {'':17} issuer {key['issuer']}\n")
+        else:
+            out.write(f"  {'':17} published with the certificate of {key['x5c_of']} (a deliberate mismatch)\n")
+    jwks_file = Path(facts["jwks"]["file"])
+    if jwks_file.is_file():
+        out.write(f"JWKS to register (keys current and next, with x5c): {jwks_file}\n")
+    else:
+        out.write(f"JWKS file missing: {jwks_file} (run `conformance pki init` again)\n")
+    out.write("private keys stay in the *.key.pem files of the directory (mode 0600); they are never printed\n")
