@@ -31,3 +31,13 @@ def verdict_lines(summary: dict[str, Any], report_dir: Path) -> list[str]:
 def _short(value: Any, limit: int = 120) -> str:
     text = str(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def wait_progress(seconds_left: float) -> None:
+    """A visible countdown while a check waits out a lifetime against a real server.
+    Written to the terminal directly (stderr), at most once a second by the caller."""
+    import sys
+
+    minutes, seconds = divmod(int(seconds_left), 60)
+    sys.stderr.write(f"\r  waiting for a lifetime to pass: {minutes:d}:{seconds:02d} left ")
+    sys.stderr.flush()

@@ -11,33 +11,56 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from conformance.profiles import REPO_ROOT
 
 ALLURE_CLI = REPO_ROOT / "tools" / "node_modules" / "allure" / "cli.js"
+HISTORY_LIMIT = 30  # runs kept in a report's history (one JSON line each)
 # Every Allure report embeds an analytics tag that can only fail offline: strip it.
 _ANALYTICS = re.compile(r"<script[^>]*googletagmanager[^>]*>\s*</script>", re.IGNORECASE)
 
 
 def render_allure_html(report_dir: Path, *, timeout_s: float = 120.0) -> Path | None:
+    """allure-report/index.html for a run, or None (no Node tools, no results, Allure failed).
+
+    The previous run's history is carried over first (trends across runs), the categories
+    of allure-results/categories.json go into Allure 3's config (where it reads them), and
+    the test tree is grouped by API (epic), then endpoint or flow (feature), then rule (story).
+    """
+    from conformance.reporting.allure_extras import allure3_categories, carry_history
+
     node = shutil.which("node")
     results = report_dir / "allure-results"
     if node is None or not ALLURE_CLI.is_file() or not results.is_dir():
         return None
     out = report_dir / "allure-report"
+    history = carry_history(report_dir)
     config = report_dir / "allurerc.json"
-    config.write_text(json.dumps({
+    settings: dict[str, Any] = {
         "name": f"registry-conformance {report_dir.name}",
         "output": str(out),
-        "plugins": {"awesome": {"options": {"singleFile": True, "reportName": report_dir.name}}},
-    }))
-    try:
-        subprocess.run(
-            [node, str(ALLURE_CLI), "generate", str(results), "--config", str(config)],
-            check=True, capture_output=True, timeout=timeout_s, cwd=report_dir,
-        )
-    except (subprocess.CalledProcessError, subprocess.TimeoutExpired):
-        return None
+        "historyPath": str(history),
+        "historyLimit": HISTORY_LIMIT,
+        "plugins": {"awesome": {"options": {
+            "singleFile": True, "reportName": report_dir.name, "groupBy": ["epic", "feature", "story"],
+        }}},
+    }
+    categories = allure3_categories(results)
+    if categories:
+        settings["categories"] = {"rules": categories}
+    command = [node, str(ALLURE_CLI), "generate", str(results), "--config", str(config)]
+    for attempt in ("with history", "without history"):
+        config.write_text(json.dumps(settings, indent=2))
+        try:
+            subprocess.run(command, check=True, capture_output=True, timeout=timeout_s, cwd=report_dir)
+            break
+        except subprocess.CalledProcessError:
+            if attempt == "without history" or not history.is_file():
+                return None
+            history.unlink()  # a damaged history file must not cost the report
+        except subprocess.TimeoutExpired:
+            return None
     index = out / "index.html"
     if not index.is_file():
         return None

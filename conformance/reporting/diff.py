@@ -1,0 +1,126 @@
+"""Run-to-run comparison of two summary.json files: what got worse, what got better.
+
+Used to compare a release candidate's run with the last release's. Per check (a check
+with several tests counts with its worst outcome):
+
+* regressed: passed or observed before, failed or broken now (any severity);
+* newly failing: a MUST check failing now that was not failing before (new, or skipped);
+* fixed, new and removed checks, changed observation values, other outcome changes.
+
+Something regressed when either of the first two lists is non-empty: exit 1.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conformance.errors import ConfigError
+from conformance.reporting.matrix import checks_by_id
+
+_BAD = ("failed", "error")
+_GOOD = ("passed", "observation")
+
+
+@dataclass
+class Change:
+    check: str
+    severity: str
+    old: str  # outcome, or "absent"
+    new: str
+    note: str = ""  # the new failure's reason, or the old and new observed values
+
+
+@dataclass
+class RunDiff:
+    regressed: list[Change] = field(default_factory=list)
+    newly_failing: list[Change] = field(default_factory=list)
+    fixed: list[Change] = field(default_factory=list)
+    new: list[Change] = field(default_factory=list)
+    removed: list[Change] = field(default_factory=list)
+    observations: list[Change] = field(default_factory=list)
+    other: list[Change] = field(default_factory=list)
+
+    @property
+    def has_regression(self) -> bool:
+        return bool(self.regressed or self.newly_failing)
+
+
+def load_run(path: Path) -> dict[str, Any]:
+    """summary.json of a run directory (or the file itself); ConfigError (exit 2) otherwise."""
+    file = path / "summary.json" if path.is_dir() else path
+    if not file.is_file():
+        raise ConfigError(f"{path}: no summary.json (expected a run directory under reports/)")
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"{file}: not a readable summary ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("checks"), list):
+        raise ConfigError(f"{file}: not a conformance summary (no 'checks' list)")
+    return data
+
+
+def compare(old: dict[str, Any], new: dict[str, Any]) -> RunDiff:
+    try:
+        before, after = checks_by_id(old["checks"]), checks_by_id(new["checks"])
+    except (KeyError, TypeError) as exc:
+        raise ConfigError(f"a summary entry lacks a field: {exc}") from None
+    diff = RunDiff()
+    for check_id in sorted(set(before) | set(after)):
+        a, b = before.get(check_id), after.get(check_id)
+        if b is None:
+            assert a is not None
+            diff.removed.append(Change(check_id, a["severity"], a["outcome"], "absent"))
+            continue
+        old_outcome = a["outcome"] if a else "absent"
+        change = Change(check_id, b["severity"], old_outcome, b["outcome"], b["reason"] or "")
+        if a is None:
+            diff.new.append(change)
+        if old_outcome in _GOOD and b["outcome"] in _BAD:
+            diff.regressed.append(change)
+        elif b["outcome"] in _BAD and old_outcome not in _BAD and b["severity"] == "MUST":
+            diff.newly_failing.append(change)
+        elif old_outcome in _BAD and b["outcome"] in _GOOD:
+            diff.fixed.append(Change(check_id, b["severity"], old_outcome, b["outcome"]))
+        elif a is None:
+            continue
+        elif old_outcome == b["outcome"] == "observation" and _norm(a["values"]) != _norm(b["values"]):
+            diff.observations.append(Change(check_id, b["severity"], "observation", "observation",
+                                            f"{_short(a['values'])} -> {_short(b['values'])}"))
+        elif old_outcome != b["outcome"]:
+            diff.other.append(change)
+    return diff
+
+
+def _norm(values: list[Any]) -> str:
+    return json.dumps(values, sort_keys=True, default=str)
+
+
+def _short(values: list[Any], limit: int = 80) -> str:
+    return _clip(json.dumps(values[0] if len(values) == 1 else values, default=str, ensure_ascii=False), limit)
+
+
+def _clip(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def render(diff: RunDiff, old: dict[str, Any], new: dict[str, Any], old_name: str, new_name: str) -> list[str]:
+    """Plain aligned text: readable in a terminal and in a CI log alike."""
+    lines = [f"old: {old_name}  (profile {old.get('profile')}, started {old.get('started')})",
+             f"new: {new_name}  (profile {new.get('profile')}, started {new.get('started')})"]
+    sections = (
+        ("REGRESSED (pass -> fail)", diff.regressed), ("NEWLY FAILING MUST checks", diff.newly_failing),
+        ("FIXED (fail -> pass)", diff.fixed), ("NEW checks", diff.new), ("REMOVED checks", diff.removed),
+        ("CHANGED observations", diff.observations), ("OTHER outcome changes", diff.other),
+    )
+    for title, changes in sections:
+        lines.append(f"{title}: {len(changes)}")
+        width = max((len(c.check) for c in changes), default=0)
+        for c in changes:
+            note = f"  {_clip(c.note)}" if c.note else ""
+            lines.append(f"  {c.severity:<11} {c.check:<{width}}  {c.old} -> {c.new}{note}")
+    verdict = "REGRESSION (exit 1)" if diff.has_regression else "no regression (exit 0)"
+    lines.append(f"verdict: {verdict}")
+    return lines

@@ -1,0 +1,131 @@
+"""The conformance matrix: one verdict per requirement, gaps and untested ones with reasons."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from conformance.reporting.matrix import (
+    GAP_REASON,
+    build_matrix,
+    render_markdown,
+    totals,
+    write_matrix,
+)
+from conformance.requirements import Requirement
+
+
+@dataclass
+class FakeCheck:
+    id: str
+    severity: str
+    suite: str
+
+
+def req(rid: str, api: str = "address", source: str = "seed 000 part 4 (Endpoints)") -> Requirement:
+    return Requirement(rid, api, source, "s", f"text of {rid}", "MUST")
+
+
+def entry(check: str, reqs: list[str], severity: str, outcome: str, *, suite: str = "address",
+          test: str | None = None, reason: str | None = None, value: Any = None) -> dict[str, Any]:
+    return {"check": check, "requirements": reqs, "severity": severity, "suite": suite, "title": "t",
+            "test": test or check, "outcome": outcome, "reason": reason, "value": value}
+
+
+CATALOGUE = {r.id: r for r in [
+    req("R-pass"), req("R-fail"), req("R-warn"), req("R-obs"), req("R-gap"), req("R-skip"),
+    req("R-worst"), req("R-deselected"), req("R-auth", "auth", "seed 001 part 2 (Resources and fields)"),
+]}
+CHECKS = {
+    "R-pass": [FakeCheck("a.pass", "MUST", "address")],
+    "R-fail": [FakeCheck("a.must_fails", "MUST", "address"), FakeCheck("a.should_fails", "SHOULD", "address")],
+    "R-warn": [FakeCheck("a.should_fails", "SHOULD", "address"), FakeCheck("a.pass", "MUST", "address")],
+    "R-obs": [FakeCheck("a.observe", "observation", "address")],
+    "R-skip": [FakeCheck("a.fuzz", "MUST", "address")],
+    "R-worst": [FakeCheck("a.param", "MUST", "address")],
+    "R-deselected": [FakeCheck("a.not_selected", "MUST", "address")],
+    "R-auth": [FakeCheck("auth.flow", "MUST", "auth")],
+}
+SUMMARY = {"profile": "production", "started": "2026-01-01T00:00:00+00:00", "checks": [
+    entry("a.pass", ["R-pass", "R-warn"], "MUST", "passed"),
+    entry("a.must_fails", ["R-fail"], "MUST", "failed", reason="expected 400, got 200"),
+    entry("a.should_fails", ["R-fail", "R-warn"], "SHOULD", "failed", reason="no Pragma"),
+    entry("a.observe", ["R-obs"], "observation", "observation", value="2.9.2"),
+    entry("a.fuzz", ["R-skip"], "MUST", "skipped", reason="production profile forbids fuzzing"),
+    entry("a.param", ["R-worst"], "MUST", "passed", test="a.param[1]"),
+    entry("a.param", ["R-worst"], "MUST", "error", test="a.param[2]", reason="ReadTimeout"),
+    entry("a.stray", ["R-uncatalogued"], "MUST", "passed"),
+]}
+
+
+def rows_by_id() -> dict[str, dict[str, Any]]:
+    return {row["id"]: row for row in build_matrix(SUMMARY, CATALOGUE, CHECKS)}
+
+
+def test_each_verdict_kind() -> None:
+    rows = rows_by_id()
+    verdicts = {rid: row["verdict"] for rid, row in rows.items()}
+    assert verdicts == {
+        "R-pass": "passed", "R-fail": "failed", "R-warn": "warning", "R-obs": "observed",
+        "R-gap": "not tested", "R-skip": "not tested", "R-worst": "failed", "R-deselected": "not tested",
+        "R-auth": "not tested", "R-uncatalogued": "passed",
+    }
+    assert rows["R-fail"]["reason"] == "a.must_fails: expected 400, got 200"  # the MUST failure decides
+    assert rows["R-warn"]["reason"] == "a.should_fails: no Pragma"
+    assert rows["R-worst"]["reason"] == "a.param: ReadTimeout"  # the worst of a check's tests
+
+
+def test_observed_values_are_kept() -> None:
+    row = rows_by_id()["R-obs"]
+    assert row["observed"] == {"a.observe": "2.9.2"} and row["reason"] is None
+
+
+def test_not_tested_says_why() -> None:
+    rows = rows_by_id()
+    assert (rows["R-gap"]["reason"], rows["R-gap"]["gap"], rows["R-gap"]["checks"]) == (GAP_REASON, True, [])
+    assert rows["R-skip"]["reason"] == "skipped: production profile forbids fuzzing"
+    assert rows["R-auth"]["reason"] == "suite auth not run"
+    assert rows["R-deselected"]["reason"] == "a.not_selected not run (deselected)"
+    assert not rows["R-skip"]["gap"] and rows["R-skip"]["checks"][0]["outcome"] == "skipped"
+
+
+def test_a_requirement_missing_from_the_catalogue_is_still_shown() -> None:
+    row = rows_by_id()["R-uncatalogued"]
+    assert row["source"] == "not in the catalogue" and row["checks"][0]["check"] == "a.stray"
+
+
+def test_totals_count_verdicts_and_gaps_per_api() -> None:
+    counts = totals(build_matrix(SUMMARY, CATALOGUE, CHECKS))
+    assert counts["all"] == {"requirements": 10, "failed": 2, "warning": 1, "passed": 2, "observed": 1,
+                             "not tested": 4, "gaps": 1}
+    assert counts["auth"]["not tested"] == 1 and counts["auth"]["requirements"] == 1
+
+
+def test_markdown_groups_by_api_and_source_with_totals_first() -> None:
+    summary = {**SUMMARY, "checks": [*SUMMARY["checks"], entry("a.pipe", ["R-pass"], "observation",
+                                                                 "observation", value="a|b")]}
+    md = render_markdown(summary, build_matrix(summary, CATALOGUE, CHECKS))
+    lines = md.splitlines()
+    assert lines.index("| **all** | 10 | 2 | 1 | 2 | 1 | 4 | 1 |") < lines.index("## Address API (seed 000)")
+    assert lines.index("## Address API (seed 000)") < lines.index("### seed 000 part 4 (Endpoints)")
+    assert "## Authorization (seed 001a)" in lines
+    row = next(line for line in lines if line.startswith("| `R-pass`"))
+    assert "a\\|b" in row and row.count(" | ") == 5  # a pipe in a value cannot break the table
+
+
+def test_written_next_to_the_summary_with_the_real_catalogue(tmp_path: Path) -> None:
+    summary = {"profile": "p", "started": "s", "checks": [
+        entry("address.pagination.page_size_above_maximum_rejected", ["ADDR-8.pageSize", "ADDR-4.pageSize"],
+              "MUST", "failed", reason="pageSize 101 answered 200"),
+    ]}
+    write_matrix(tmp_path, summary)
+    data = json.loads((tmp_path / "matrix.json").read_text())
+    rows = {r["id"]: r for r in data["requirements"]}
+    assert rows["ADDR-8.pageSize"]["verdict"] == "failed"
+    assert rows["ADDR-5.3"]["reason"] == GAP_REASON  # administrative: no check can verify it
+    assert rows["SOAP-4.binding"]["reason"] == "suite soap not run"
+    assert data["totals"]["all"]["requirements"] == len(rows)
+    md = (tmp_path / "matrix.md").read_text()
+    assert "pageSize 101 answered 200" in md and "### RFC 6749 (OAuth 2.0)" in md

@@ -1,0 +1,168 @@
+"""The HTML report: rendered offline by the pinned Allure 3, opened from file:// in headless
+Chromium, it shows the run's totals; the next run's report carries the history.
+
+Needs Node.js with tools/node_modules and Chromium (Debian's `chromium`); skipped without
+them, except in CI (the environment variable CI is set), where .ci/run installs both.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import shutil
+import subprocess
+import uuid
+from pathlib import Path
+
+import pytest
+
+from conformance.cli import main
+from conformance.reporting.allure_extras import HISTORY_FILE, write_run_extras
+from conformance.reporting.html import ALLURE_CLI, render_allure_html
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"]
+# (test, status, severity tag): 3 passed, 1 failed, 1 skipped.
+RESULTS = [("pagination", "passed", "MUST"), ("api_version", "passed", "observation"),
+           ("fault_format", "passed", "MUST"), ("page_size_101", "failed", "MUST"), ("fuzz", "skipped", "MUST")]
+
+
+def require(ok: bool, what: str) -> None:
+    if ok:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"{what} is missing; CI installs it (.ci/run)")
+    pytest.skip(f"{what} is not installed")
+
+
+def require_allure() -> None:
+    require(shutil.which("node") is not None and ALLURE_CLI.is_file(), "Node.js with tools/node_modules (Allure 3)")
+
+
+def make_run(parent: Path, name: str, started: str) -> Path:
+    """A run as the plugin leaves it: allure-results, summary.json, and the extras."""
+    run = parent / name
+    results = run / "allure-results"
+    results.mkdir(parents=True)
+    entries = []
+    for index, (test, status, tag) in enumerate(RESULTS):
+        result = {
+            "uuid": str(uuid.uuid4()), "historyId": f"h-{test}", "testCaseId": f"h-{test}",
+            "fullName": f"suites.address.test_x#{test}", "name": test, "status": status, "stage": "finished",
+            "start": 1_780_000_000_000 + index, "stop": 1_780_000_000_100 + index,
+            "labels": [{"name": "epic", "value": "Address API (seed 000)"}, {"name": "tag", "value": tag},
+                       {"name": "feature", "value": "pagination"}, {"name": "story", "value": test}],
+        }
+        if status == "failed":
+            result["statusDetails"] = {"message": "pageSize 101 answered 200"}
+        (results / f"{result['uuid']}-result.json").write_text(json.dumps(result))
+        outcome = {"skipped": "skipped", "failed": "failed"}.get(status, "observation" if tag == "observation" else status)
+        entries.append({"check": f"address.x.{test}", "requirements": ["ADDR-4.pageSize"], "severity": tag,
+                        "suite": "address", "title": test, "test": test, "outcome": outcome,
+                        "reason": "pageSize 101 answered 200" if status == "failed" else None,
+                        "value": "2.9.2" if tag == "observation" else None})
+    (run / "summary.json").write_text(json.dumps({
+        "profile": "external-test", "started": started, "verdict": "MUST_FAILED", "exit_code": 1,
+        "targets": {"address": "https://api.example/v2"}, "checks": entries}))
+    assert write_run_extras(run, strict=True)
+    return run
+
+
+def metadata_counts(dom: str) -> dict[str, int]:
+    """The overview's counters: data-testid="metadata-item-<status>" … metadata-value … <number>."""
+    pattern = (r'data-testid="metadata-item-(\w+)"(?:(?!metadata-item-).)*?'
+               r'data-testid="metadata-value"[^>]*>(?:<div[^>]*></div>)?\s*<span[^>]*>(\d+)</span>')
+    return {name: int(value) for name, value in re.findall(pattern, dom, re.S)}
+
+
+def test_the_report_shows_the_runs_totals_in_chromium(tmp_path: Path) -> None:
+    require_allure()
+    chromium = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
+    require(chromium is not None, "Chromium (Debian package chromium)")
+    run = make_run(tmp_path, "20260301T020000Z-external-test", "2026-03-01T02:00:00+00:00")
+    index = render_allure_html(run)
+    assert index is not None and index == run / "allure-report" / "index.html"
+    assert "googletagmanager" not in index.read_text(encoding="utf-8")
+    browser = subprocess.run(
+        [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'chromium-profile'}",
+         "--virtual-time-budget=8000", "--dump-dom", index.as_uri()],
+        capture_output=True, text=True, timeout=180,
+    )
+    assert browser.returncode == 0, browser.stderr[-2000:]
+    dom = browser.stdout
+    counts = metadata_counts(dom)
+    assert counts.get("total") == len(RESULTS), counts
+    assert (counts.get("passed"), counts.get("failed"), counts.get("skipped")) == (3, 1, 1), counts
+    attachments = re.search(r"Global Attachments\s*<small[^>]*>(\d+)</small>", dom)
+    assert attachments and attachments.group(1) == "2", "the conformance matrix (HTML and markdown)"
+    assert "harness.version" in dom  # environment.properties, shown as metadata
+
+
+def test_the_next_run_carries_the_history(tmp_path: Path) -> None:
+    require_allure()
+    first = make_run(tmp_path, "run-1", "2026-03-01T02:00:00+00:00")
+    second = make_run(tmp_path, "run-2", "2026-03-02T02:00:00+00:00")
+    assert render_allure_html(first) and render_allure_html(second)
+    assert render_allure_html(second)  # rendering again must not count the run twice
+    assert len((second / HISTORY_FILE).read_text().splitlines()) == 2
+    new_tests = [json.loads((run / "allure-report" / "summary.json").read_text())["newTests"] for run in (first, second)]
+    assert len(new_tests[0]) == len(RESULTS) and new_tests[1] == []  # known from the first run's history
+
+
+def test_allure_applies_the_categories(tmp_path: Path) -> None:
+    """Allure 3 reads categories from its config, not from categories.json: the rendered
+    report's categories widget proves the hand-over (pinned Allure 3.18 embeds widgets as
+    d("widgets/categories.json", "<base64>") in the single file)."""
+    require_allure()
+    index = render_allure_html(make_run(tmp_path, "run", "2026-03-01T02:00:00+00:00"))
+    assert index is not None
+    blob = re.search(r'd\("widgets/categories\.json","([A-Za-z0-9+/=]+)"\)', index.read_text(encoding="utf-8"))
+    assert blob, "categories widget not found: did the Allure version change?"
+    widget = json.loads(base64.b64decode(blob.group(1)))
+    stats = {widget["nodes"][node]["name"]: widget["nodes"][node]["statistic"] for node in widget["roots"]}
+    assert stats["Product defects (MUST failures)"] == {"total": 1, "failed": 1}
+    assert stats["Observations"] == {"total": 1, "passed": 1}
+
+
+def test_report_command_renders_and_prints_the_url(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    require_allure()
+    run = make_run(tmp_path, "run", "2026-03-01T02:00:00+00:00")
+    assert main(["report", str(run)]) == 0
+    assert (run / "allure-report" / "index.html").as_uri() in capsys.readouterr().out.splitlines()
+
+
+def test_report_command_refuses_what_it_cannot_render(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    assert main(["report", str(tmp_path)]) == 2
+    assert "no allure-results" in capsys.readouterr().err
+    run = make_run(tmp_path, "run", "2026-03-01T02:00:00+00:00")
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    assert main(["report", str(run)]) == 2
+    assert "Node.js (node) not found" in capsys.readouterr().err
+
+
+def test_report_defaults_to_the_run_that_started_last(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.reporting import cli as report_cli
+
+    assert report_cli.latest_run(tmp_path) is None
+    make_run(tmp_path, "b-earlier", "2026-03-01T02:00:00+00:00")
+    later = make_run(tmp_path, "a-later", "2026-03-02T02:00:00+00:00")  # names do not decide
+    (tmp_path / "not-a-run").mkdir()
+    assert report_cli.latest_run(tmp_path) == later
+    monkeypatch.setattr(report_cli, "REPORTS_DIR", tmp_path / "empty")
+    assert main(["report"]) == 2
+    assert "no run with allure-results" in capsys.readouterr().err
+
+
+
+def test_a_damaged_history_costs_the_trend_not_the_report(tmp_path: Path) -> None:
+    require_allure()
+    previous = make_run(tmp_path, "run-1", "2026-03-01T02:00:00+00:00")
+    (previous / HISTORY_FILE).write_text("{not json\n")
+    current = make_run(tmp_path, "run-2", "2026-03-02T02:00:00+00:00")
+    assert render_allure_html(current) is not None
+    history = (current / HISTORY_FILE).read_text().splitlines()
+    assert len(history) == 1 and json.loads(history[0])["name"] == "registry-conformance run-2"
