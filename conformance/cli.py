@@ -22,7 +22,7 @@ from conformance.errors import ConfigError, ExitCode, HarnessError
 from conformance.mocks import faults as fault_catalogue
 from conformance.profiles import REPO_ROOT, load_profile, shipped_profiles
 
-SUITES = ("address", "soap")
+SUITES = ("address", "auth", "soap")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -57,6 +57,18 @@ def build_parser() -> argparse.ArgumentParser:
         pass
     else:
         add_soap_commands(commands)
+    try:
+        from conformance.auth.pki_cli import add_pki_commands
+    except ImportError:  # the test PKI commands are optional until they land
+        pass
+    else:
+        add_pki_commands(commands)
+    try:
+        from conformance.reporting.cli import add_report_commands
+    except ImportError:  # the report commands are optional until they land
+        pass
+    else:
+        add_report_commands(commands)
     return parser
 
 

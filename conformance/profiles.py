@@ -23,6 +23,21 @@ SHIPPED_PROFILES = REPO_ROOT / "profiles"
 
 
 _ADDRESS_SECRETS = ("api_key", "restricted_api_key", "limited_api_key", "quota_api_key")
+# Secrets of the token flows: the confidential client's secret, the test users' login
+# (one with the role `Aanbieder M2M`, one without), a refresh token for unattended runs,
+# and the client-credentials private key (PEM) when it is not a file.
+AUTH_SECRETS = (
+    "client_secret", "username", "password", "username_without_role", "password_without_role",
+    "refresh_token", "private_key",
+)
+# Clients registered at the authorization server. The `*` ones carry deliberately bad
+# material (conformance pki init) and are needed only for the negative assertion checks.
+AUTH_CLIENTS = (
+    "confidential", "public", "client_credentials",
+    "no_x5c", "untrusted", "expired", "unregistered_oin", "twice_oin",
+)
+_ENV_NAME = {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}
+_URL = {"type": "string", "pattern": "^https?://"}
 
 PROFILE_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -75,6 +90,52 @@ PROFILE_SCHEMA: dict[str, Any] = {
                         },
                     },
                 },
+                "auth": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["mock"],
+                    "properties": {
+                        "mock": {"type": "boolean"},
+                        "auth_url": _URL,
+                        "filing_base": _URL,
+                        "inquiry_base": _URL,
+                        "audience": {"type": "string", "minLength": 1},
+                        "redirect_uri": _URL,
+                        "timeout_s": {"type": "number", "exclusiveMinimum": 0},
+                        "mock_code_lifetime_s": {"type": "integer", "enum": [30, 300]},
+                        "clients": {
+                            "type": "object",
+                            "additionalProperties": False,
+                            "properties": {name: {"type": "string", "minLength": 1} for name in AUTH_CLIENTS},
+                        },
+                        "secrets": {
+                            "type": "object",
+                            "additionalProperties": False,
+                            "properties": {name: _ENV_NAME for name in AUTH_SECRETS},
+                        },
+                        "keys": {
+                            "type": "object",
+                            "additionalProperties": False,
+                            "properties": {
+                                "pki_dir": {"type": "string", "minLength": 1},
+                                "private_key_file": {"type": "string", "minLength": 1},
+                                "kid": {"type": "string", "minLength": 1},
+                                "jwks_uri": _URL,
+                            },
+                        },
+                        "login": {
+                            "type": "object",
+                            "additionalProperties": False,
+                            "properties": {
+                                "driver": {"type": "string", "enum": ["form", "immediate", "manual", "refresh_token"]},
+                                "username_field": {"type": "string", "minLength": 1},
+                                "password_field": {"type": "string", "minLength": 1},
+                                "approve_pattern": {"type": "string", "minLength": 1},
+                                "timeout_s": {"type": "number", "exclusiveMinimum": 0},
+                            },
+                        },
+                    },
+                },
                 "soap": {
                     "type": "object",
                     "additionalProperties": False,
@@ -105,6 +166,7 @@ PROFILE_SCHEMA: dict[str, Any] = {
                 "fuzz": {"type": "boolean"},
                 "negative": {"type": "boolean"},
                 "flood": {"type": "boolean"},
+                "waits": {"type": "boolean"},
             },
         },
         "fuzz": {
@@ -134,6 +196,9 @@ class Safety:
     fuzz: bool = False
     negative: bool = False
     flood: bool = False
+    # Checks that wait in real time (code, token and refresh lifetimes) against an
+    # environment without a mock clock: minutes to days, so opt-in.
+    waits: bool = False
 
 
 @dataclass(frozen=True)
@@ -171,23 +236,45 @@ class SoapService:
 
 
 @dataclass(frozen=True)
+class AuthService:
+    mock: bool
+    base_url: str | None  # {auth_url} of the seed
+    filing_base: str | None
+    inquiry_base: str | None
+    audience: str | None  # None: the seed's form, {auth_host}:443/auth/oauth/v2/token
+    redirect_uri: str
+    timeout_s: float
+    clients: dict[str, str]  # role (AUTH_CLIENTS) -> client_id
+    secret_env: dict[str, str]  # secret name (AUTH_SECRETS) -> environment variable name
+    pki_dir: str | None  # a `conformance pki init` directory (resolved)
+    private_key_file: str | None
+    kid: str | None
+    jwks_uri: str | None  # informative: the JWKS URI registered for the client
+    login: dict[str, Any] = field(default_factory=dict)
+    mock_code_lifetime_s: int = 30
+
+
+@dataclass(frozen=True)
 class Profile:
     name: str
     description: str
     path: Path
     address: AddressService | None
     soap: SoapService | None
+    auth: AuthService | None
     limits: Limits
     safety: Safety
     fuzz: FuzzSettings
 
     @property
-    def services(self) -> dict[str, AddressService | SoapService]:
-        found: dict[str, AddressService | SoapService] = {}
+    def services(self) -> dict[str, AddressService | SoapService | AuthService]:
+        found: dict[str, AddressService | SoapService | AuthService] = {}
         if self.address:
             found["address"] = self.address
         if self.soap:
             found["soap"] = self.soap
+        if self.auth:
+            found["auth"] = self.auth
         return found
 
     @property
@@ -283,6 +370,7 @@ def _build(raw: dict[str, Any], path: Path) -> Profile:
             wsdl=wsdl,
             timeout_s=float(svc.get("timeout_s", 10.0)),
         )
+    auth = _build_auth(services["auth"], path) if "auth" in services else None
     fuzz = raw.get("fuzz", {})
     return Profile(
         name=raw["profile"]["name"],
@@ -290,9 +378,44 @@ def _build(raw: dict[str, Any], path: Path) -> Profile:
         path=path,
         address=address,
         soap=soap,
+        auth=auth,
         limits=Limits(**raw.get("limits", {})),
         safety=Safety(**raw.get("safety", {})),
         fuzz=FuzzSettings(**fuzz),
+    )
+
+
+def _build_auth(svc: dict[str, Any], path: Path) -> AuthService:
+    if not svc["mock"]:
+        for key in ("auth_url", "filing_base", "inquiry_base"):
+            if key not in svc:
+                raise ConfigError(f"{path}: missing required key services.auth.{key}")
+    keys = svc.get("keys", {})
+    pki_dir = keys.get("pki_dir")
+    if pki_dir is not None:
+        pki_dir = str((path.parent / pki_dir).resolve())
+    key_file = keys.get("private_key_file")
+    if key_file is not None:
+        resolved = (path.parent / key_file).resolve()
+        if not resolved.is_file():
+            raise ConfigError(f"{path}: services.auth.keys.private_key_file: file not found: {resolved}")
+        key_file = str(resolved)
+    return AuthService(
+        mock=svc["mock"],
+        base_url=svc.get("auth_url"),
+        filing_base=svc.get("filing_base"),
+        inquiry_base=svc.get("inquiry_base"),
+        audience=svc.get("audience"),
+        redirect_uri=svc.get("redirect_uri", "http://127.0.0.1:8765/callback"),
+        timeout_s=float(svc.get("timeout_s", 10.0)),
+        clients=dict(svc.get("clients", {})),
+        secret_env=dict(svc.get("secrets", {})),
+        pki_dir=pki_dir,
+        private_key_file=key_file,
+        kid=keys.get("kid"),
+        jwks_uri=keys.get("jwks_uri"),
+        login=dict(svc.get("login", {})),
+        mock_code_lifetime_s=int(svc.get("mock_code_lifetime_s", 30)),
     )
 
 

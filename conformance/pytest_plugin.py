@@ -44,6 +44,7 @@ MARKERS = {
     "flood": "exceeds rate limits or quotas on purpose (skipped when the profile forbids it)",
     "fuzz": "generated requests (skipped when the profile forbids fuzzing)",
     "mock_only": "needs control of the local mock (skipped against real environments)",
+    "waits": "moves the clock: instant on the mock, real-time waits elsewhere (opt-in: safety.waits)",
 }
 
 
@@ -162,11 +163,11 @@ def _prepare_run(config: pytest.Config) -> RunState:
         state.urls.update(cluster.start())
         state.secrets.update(cluster.secrets)
         state.samples.update(cluster.samples)
-    for service in profile.services.values():
+    for name, service in profile.services.items():
         if service.mock:
             continue
         for secret, env_var in getattr(service, "secret_env", {}).items():
-            value = read_secret(env_var, purpose=f"address {secret}", required=secret == "api_key")
+            value = read_secret(env_var, purpose=f"{name} {secret}", required=secret == "api_key")
             if value:
                 state.secrets[env_var] = value
     return state
@@ -206,6 +207,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         "negative": (profile.safety.negative, "sends invalid input"),
         "flood": (profile.safety.flood, "exceeds rate limits on purpose"),
         "fuzz": (profile.safety.fuzz, "fuzzes"),
+        # The mock has a clock to move; elsewhere lifetimes take real minutes to days.
+        "waits": (profile.safety.waits or (profile.auth is not None and profile.auth.mock),
+                  "wait out lifetimes in real time"),
     }
     for item in items:
         if SUITES_DIR not in Path(str(item.path)).parents:
@@ -312,6 +316,10 @@ class MockControls:
         """An isolated address mock instance (same keys and data), stopped with the run."""
         return self.cluster.start_address(maintenance=maintenance)
 
+    def start_private_auth(self) -> dict[str, str]:
+        """An isolated authorization server (same clients, users and keys; its own clock)."""
+        return self.cluster.start_auth()
+
 
 @pytest.fixture(scope="session")
 def address_mock(pytestconfig: pytest.Config, profile: Profile, conformance_state: RunState):
@@ -327,6 +335,65 @@ def address_mock(pytestconfig: pytest.Config, profile: Profile, conformance_stat
         cluster = MockCluster(profile, faults.FaultSet(frozenset(conformance_state.faults)))
         cluster.secrets.update(conformance_state.secrets)
     yield MockControls(cluster)
+    if own:
+        cluster.stop()
+
+
+def _auth_flows(pytestconfig: pytest.Config, profile: Profile, info: dict[str, str], secrets: dict[str, str],
+                redactor: Redactor, *, private: bool):
+    from conformance.auth.browser import Browser
+    from conformance.auth.flows import AuthFlows, MockClock, RealClock
+    from conformance.auth.targets import build_targets
+    from conformance.http.client import ApiClient, Pacer
+    from conformance.reporting.console import wait_progress
+
+    assert profile.auth is not None
+    service = profile.auth
+    recorder = pytestconfig.stash[_RECORDER]
+    pacer = Pacer(profile.limits.requests_per_second, profile.limits.request_budget)
+    api = ApiClient(info.get("auth_url") or service.base_url or "", redactor=redactor, recorder=recorder,
+                    pacer=pacer, timeout_s=service.timeout_s)
+    clock = None
+    if private:
+        clock = MockClock(api, info["auth_url"]) if info.get("clock") == "mock" else RealClock(wait_progress)
+    targets = build_targets(service, info=info, secrets=secrets, clock=clock)
+    flows = AuthFlows(targets, api, lambda: Browser(redactor, recorder, timeout_s=service.timeout_s, pacer=pacer))
+    return flows, api
+
+
+@pytest.fixture(scope="session")
+def auth_flows(pytestconfig: pytest.Config, conformance_state: RunState, profile: Profile, redactor: Redactor):
+    """The token flows against the profile's authorization server (shared: nobody moves its clock)."""
+    if profile.auth is None or "auth" not in conformance_state.urls:
+        pytest.skip(f"profile {profile.name} has no authorization service")
+    flows, api = _auth_flows(pytestconfig, profile, conformance_state.samples.get("auth", {}),
+                             conformance_state.secrets, redactor, private=False)
+    yield flows
+    api.close()
+
+
+@pytest.fixture(scope="module")
+def auth_clocked(pytestconfig: pytest.Config, conformance_state: RunState, profile: Profile, redactor: Redactor,
+                 auth_flows):
+    """Flows whose clock a check may move: a private mock instance with its own clock, or
+    the real environment, where moving the clock means waiting (marker `waits`)."""
+    if not profile.auth or not profile.auth.mock:
+        flows, api = _auth_flows(pytestconfig, profile, {}, conformance_state.secrets, redactor, private=True)
+        yield flows
+        api.close()
+        return
+    from conformance.mocks import faults
+    from conformance.mocks.launcher import MockCluster
+
+    cluster = pytestconfig.stash.get(_CLUSTER, None)
+    own = cluster is None
+    if own:
+        cluster = MockCluster(profile, faults.FaultSet(frozenset(conformance_state.faults)))
+        cluster.secrets.update(conformance_state.secrets)
+    info = cluster.start_auth()
+    flows, api = _auth_flows(pytestconfig, profile, info, conformance_state.secrets, redactor, private=True)
+    yield flows
+    api.close()
     if own:
         cluster.stop()
 
@@ -449,6 +516,9 @@ class _SummaryCollector:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         self.summary.write(self.report_dir)
+        from conformance.reporting.allure_extras import write_run_extras
+
+        write_run_extras(self.report_dir)  # matrix.json/.md, Allure metadata; never fatal
         if int(exitstatus) in (ExitCode.OK, ExitCode.MUST_FAILED):
             session.exitstatus = int(self.summary.exit_code())
 

@@ -25,7 +25,7 @@ from conformance.checks.registry import Severity, registered_checks
 from conformance.mocks.faults import Fault, catalogue, expected_failures
 from conformance.profiles import REPO_ROOT
 
-SUITES = ("address", "soap")
+SUITES = ("address", "auth", "soap")
 FUZZ_EXAMPLES = "8"
 # The WSDL checks read a file, not the mock's answers: tests/test_soap_checks.py proves
 # them both ways on tampered copies of the WSDL.

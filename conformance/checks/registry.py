@@ -85,4 +85,8 @@ def load_catalogues() -> None:
 
 
 # Each suite adds its catalogue module here.
-_CATALOGUES: tuple[str, ...] = ("conformance.checks.address.catalogue", "conformance.checks.soap.catalogue")
+_CATALOGUES: tuple[str, ...] = (
+    "conformance.checks.address.catalogue",
+    "conformance.checks.soap.catalogue",
+    "conformance.checks.auth.catalogue",
+)

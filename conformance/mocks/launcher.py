@@ -70,6 +70,7 @@ class MockCluster:
     secrets: dict[str, str] = field(default_factory=dict)  # env var name -> value
     samples: dict[str, dict[str, str]] = field(default_factory=dict)
     _servers: list[ServerThread] = field(default_factory=list)
+    _auth: Any = None  # launcher_auth.AuthMockSetup, once an auth mock was started
 
     def __enter__(self) -> MockCluster:
         self.start()
@@ -89,7 +90,32 @@ class MockCluster:
         soap = self.profile.soap
         if soap is not None and soap.mock:
             self.urls["soap"] = self.start_soap(soap.soap_action_base)
+        auth = self.profile.auth
+        if auth is not None and auth.mock:
+            info = self.start_auth()
+            self.urls["auth"] = info["auth_url"]
+            self.samples["auth"] = info
         return self.urls
+
+    def start_auth(self) -> dict[str, str]:
+        """Start a mock authorization server (with its resource servers) and return where it
+        is. Called again, it starts another instance with its own clock and token store,
+        for checks that move the clock."""
+        from conformance.mocks.auth.app import create_app
+        from conformance.mocks.launcher_auth import AuthMockSetup
+
+        if self._auth is None:
+            assert self.profile.auth is not None
+            self._auth = AuthMockSetup(self.profile.auth, self.secrets)
+            self._auth.prepare(self._serve)
+        port = self._serve(create_app(self._auth.config(), self.faults), "auth")
+        return self._auth.targets_info(f"http://127.0.0.1:{port}")
+
+    def _serve(self, app: Any, name: str) -> int:
+        server = ServerThread(app, name)
+        port = server.start()
+        self._servers.append(server)
+        return port
 
     def start_soap(self, soap_action_base: str) -> str:
         from conformance.mocks.soap.app import SoapMockConfig, create_app

@@ -1,0 +1,239 @@
+"""The token flows of seed 001 part 4, composed of the standard pieces (rfc6749, rfc7636,
+rfc7523) and a login driver. Suites build every positive and negative case from these
+few steps, changing one parameter at a time.
+
+`AuthTargets` says where the servers are and which clients, users and keys to use; it
+comes from the profile (a real environment) or from the launcher (the local mock).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from conformance.auth import rfc7523, rfc7636
+from conformance.auth.browser import Browser
+from conformance.auth.login import AuthorizationResult
+from conformance.auth.rfc6749 import TokenEndpoint, TokenResult, authorize_url
+from conformance.errors import NotApplicable
+from conformance.http.client import ApiClient
+from conformance.http.exchange import Exchange
+
+FILING_SCOPE = "registry.cto.aanbieden.verzoeken"
+INQUIRY_SCOPE = "registry-inzage"
+FILING_WSDL_PATH = "/aanbiedenverzoeken/v1/aanbiedenVerzoeken.wsdl"
+INQUIRY_PATH = "/registry-inzage/v6"
+
+DEFAULT: Any = object()  # "use the flow's own value"; None means "leave the field out"
+
+
+class Clock(Protocol):
+    """Server time as the flows need it: the mock's controllable clock, or real time."""
+
+    def now(self) -> float: ...
+
+    def advance(self, seconds: float) -> None: ...
+
+
+class Driver(Protocol):
+    def authorize(self, browser: Browser, authorize_url: str, redirect_uri: str) -> AuthorizationResult: ...
+
+
+@dataclass
+class AuthTargets:
+    auth_url: str
+    filing_base: str
+    inquiry_base: str
+    audience: str
+    redirect_uri: str
+    clients: dict[str, str]  # role -> client_id (profiles.AUTH_CLIENTS)
+    secrets: dict[str, str]  # secret name -> value (profiles.AUTH_SECRETS); never reported
+    # signing material by name (current, next, and the bad-material clients' names)
+    signing: dict[str, tuple[Any, str]] = field(default_factory=dict, repr=False)
+    # user ("default", "without_role") -> a login driver; empty when the profile cannot log in
+    drivers: dict[str, Driver] = field(default_factory=dict, repr=False)
+    clock: Clock | None = None
+
+    def client(self, role: str) -> str:
+        client_id = self.clients.get(role)
+        if not client_id:
+            raise NotApplicable(f"the profile names no {role} client (services.auth.clients.{role})")
+        return client_id
+
+    def secret(self, name: str) -> str:
+        value = self.secrets.get(name)
+        if not value:
+            raise NotApplicable(f"the profile provides no {name} (services.auth.secrets.{name})")
+        return value
+
+    def signing_material(self, name: str) -> tuple[Any, str]:
+        if name not in self.signing:
+            raise NotApplicable(f"no signing material {name!r} (services.auth.keys: pki_dir or private_key)")
+        return self.signing[name]
+
+
+@dataclass
+class Authorization:
+    """One authorization request and what came back."""
+
+    result: AuthorizationResult
+    client_id: str
+    redirect_uri: str
+    state: str
+    verifier: str | None = field(repr=False, default=None)
+
+    @property
+    def code(self) -> str | None:
+        return self.result.code
+
+
+class RealClock:
+    """Real environments have no clock to move: waiting is the point, so it is opt-in."""
+
+    def __init__(self, progress: Callable[[float], None] | None = None) -> None:
+        self._progress = progress
+
+    def now(self) -> float:
+        return time.time()
+
+    def advance(self, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while (left := end - time.monotonic()) > 0:
+            if self._progress:
+                self._progress(left)
+            time.sleep(min(1.0, left))  # real-time wait against a real server, not synchronisation
+
+
+class MockClock:
+    """The local mock's clock, moved through its loopback-only endpoint."""
+
+    def __init__(self, client: ApiClient, auth_url: str) -> None:
+        self._client = client
+        self._url = auth_url.rstrip("/") + "/__mock__/clock"
+
+    def now(self) -> float:
+        return float(self._client.request("GET", self._url).json["now"])
+
+    def advance(self, seconds: float) -> None:
+        body = json.dumps({"advance_s": float(seconds)}).encode()
+        ex = self._client.request("POST", self._url, content=body, headers={"Content-Type": "application/json"})
+        if ex.status != 200:
+            raise RuntimeError(f"the mock clock did not move: {ex.summary()}")
+
+
+class AuthFlows:
+    """What the suites call. One instance per target environment (or private mock)."""
+
+    def __init__(self, targets: AuthTargets, api: ApiClient, browser_factory: Callable[[], Browser]) -> None:
+        self.targets = targets
+        self.api = api
+        self.token = TokenEndpoint(api, targets.auth_url)
+        self._browser_factory = browser_factory
+        self._bootstrap_token: str | None = None
+
+    # --- clock ---------------------------------------------------------------------------
+    def now(self) -> float:
+        return self.targets.clock.now() if self.targets.clock else time.time()
+
+    def advance(self, seconds: float) -> None:
+        if self.targets.clock is None:
+            raise NotApplicable("this environment has no clock to move")
+        self.targets.clock.advance(seconds)
+
+    # --- authorization code with PKCE ------------------------------------------------------
+    def authorize(
+        self, *, client: str = "confidential", user: str = "default", scope: str = FILING_SCOPE,
+        state: str | None = None, verifier: str | None = DEFAULT, challenge: str | None = DEFAULT,
+        method: str | None = "S256", redirect_uri: str | None = None, extra: Sequence[tuple[str, str]] = (),
+    ) -> Authorization:
+        """Run the authorization request through the profile's login driver."""
+        driver = self.targets.drivers.get(user)
+        if driver is None:
+            raise NotApplicable(f"the profile's login driver cannot log in as the {user!r} user")
+        client_id = self.targets.client(client)
+        verifier = rfc7636.generate_verifier() if verifier is DEFAULT else verifier
+        if challenge is DEFAULT:
+            challenge = rfc7636.s256(verifier) if verifier is not None else None
+        state = state if state is not None else secrets.token_urlsafe(24)
+        redirect = redirect_uri or self.targets.redirect_uri
+        url = authorize_url(
+            self.targets.auth_url, client_id=client_id, redirect_uri=redirect, scope=scope, state=state,
+            nonce=secrets.token_urlsafe(24), code_challenge=challenge, code_challenge_method=method, extra=extra,
+        )
+        with self._browser_factory() as browser:
+            result = driver.authorize(browser, url, redirect)
+        return Authorization(result, client_id, redirect, state, verifier)
+
+    def exchange(
+        self, authz: Authorization, *, client: str = "confidential", verifier: str | None = DEFAULT,
+        redirect_uri: str | None = DEFAULT, client_secret: str | None = DEFAULT, code: str | None = DEFAULT,
+    ) -> TokenResult:
+        if client_secret is DEFAULT:
+            client_secret = self.targets.secret("client_secret") if client == "confidential" else None
+        return self.token.exchange_code(
+            code=authz.code if code is DEFAULT else code,
+            client_id=authz.client_id,
+            redirect_uri=authz.redirect_uri if redirect_uri is DEFAULT else redirect_uri,
+            code_verifier=authz.verifier if verifier is DEFAULT else verifier,
+            client_secret=client_secret,
+        )
+
+    def code_tokens(self, *, client: str = "confidential") -> tuple[Authorization | None, TokenResult]:
+        """The happy path up to the token response; a refused step is not applicable here.
+        Without a login driver, an unattended run starts from the profile's refresh token."""
+        if "default" not in self.targets.drivers and self.targets.secrets.get("refresh_token"):
+            return None, self._bootstrap()
+        authz = self.authorize(client=client)
+        if authz.code is None:
+            raise NotApplicable(f"no code to work with: the authorization ended with {authz.result.error!r}")
+        return authz, self.exchange(authz, client=client)
+
+    def _bootstrap(self) -> TokenResult:
+        result = self.refresh(self._bootstrap_token or self.targets.secrets["refresh_token"])
+        if result.refresh_token:  # a rotating server retires the old one
+            self._bootstrap_token = result.refresh_token
+        return result
+
+    def refresh(self, refresh_token: str, *, client_secret: str | None = DEFAULT) -> TokenResult:
+        if client_secret is DEFAULT:
+            client_secret = self.targets.secret("client_secret")
+        return self.token.refresh(
+            refresh_token=refresh_token, client_id=self.targets.client("confidential"), client_secret=client_secret
+        )
+
+    # --- client credentials with a JWT assertion -----------------------------------------------
+    def assertion(
+        self, *, material: str = "current", client: str = "client_credentials", now: float | None = None,
+        **kwargs: Any,
+    ) -> str:
+        key, kid = self.targets.signing_material(material)
+        kid = kwargs.pop("kid", kid)
+        client_id = self.targets.client(client)
+        return rfc7523.build_assertion(
+            client_id, kwargs.pop("audience", self.targets.audience), key, kid,
+            now=self.now() if now is None else now, **kwargs,
+        )
+
+    def client_credentials(self, assertion: str, *, scope: str = INQUIRY_SCOPE) -> TokenResult:
+        return self.token.client_credentials(assertion=assertion, scope=scope)
+
+    def cc_token(self) -> TokenResult:
+        result = self.client_credentials(self.assertion())
+        if not result.issued:
+            raise NotApplicable(f"no client-credentials token to work with ({result.exchange.summary()})")
+        return result
+
+    # --- the APIs ------------------------------------------------------------------------------
+    def call_inquiry(self, token: str | None, *, scheme: str = "Bearer") -> Exchange:
+        return self._call(self.targets.inquiry_base.rstrip("/") + INQUIRY_PATH, token, scheme)
+
+    def call_filing(self, token: str | None, *, scheme: str = "Bearer") -> Exchange:
+        return self._call(self.targets.filing_base.rstrip("/") + FILING_WSDL_PATH, token, scheme)
+
+    def _call(self, url: str, token: str | None, scheme: str) -> Exchange:
+        headers = {"Authorization": f"{scheme} {token}"} if token is not None else {}
+        return self.api.request("GET", url, headers=headers)

@@ -1,0 +1,94 @@
+"""Build `AuthTargets` from a profile: where the servers are, which clients, users and keys
+the flows use. For the local mock, the launcher's `info` (URLs, client ids, the test
+PKI directory) fills in what a real environment's profile states itself.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from cryptography.hazmat.primitives import serialization
+
+from conformance.auth.flows import AuthTargets, Clock
+from conformance.auth.rfc7523 import default_audience
+from conformance.errors import ConfigError
+from conformance.profiles import AUTH_CLIENTS, AuthService
+
+# Signing material names of the test PKI (conformance pki init) used by the flows.
+PKI_MATERIAL = ("current", "next", "no_x5c", "untrusted", "expired", "unregistered_oin", "twice_oin")
+_PKI_DOCUMENT = {"current": "good"}
+
+
+def build_targets(
+    service: AuthService, *, info: dict[str, str], secrets: dict[str, str], clock: Clock | None,
+) -> AuthTargets:
+    """`info`: launcher facts for a mock (empty for real environments); `secrets`: env var -> value."""
+    auth_url = info.get("auth_url") or service.base_url
+    assert auth_url is not None  # the profile schema requires it for real environments
+    clients = {role: info[f"client.{role}"] for role in AUTH_CLIENTS if f"client.{role}" in info}
+    clients.update(service.clients)
+    values = {name: secrets[env] for name, env in service.secret_env.items() if env in secrets}
+    targets = AuthTargets(
+        auth_url=auth_url,
+        filing_base=info.get("filing_base") or service.filing_base or auth_url,
+        inquiry_base=info.get("inquiry_base") or service.inquiry_base or auth_url,
+        audience=service.audience or info.get("audience") or default_audience(auth_url),
+        redirect_uri=service.redirect_uri,
+        clients=clients,
+        secrets=values,
+        clock=clock,
+    )
+    pki_dir = info.get("pki_dir") or service.pki_dir
+    if pki_dir:
+        targets.signing.update(_pki_material(Path(pki_dir)))
+    key = _configured_key(service, values)
+    if key is not None:
+        targets.signing["current"] = key
+    targets.drivers.update(_drivers(service, values))
+    return targets
+
+
+def _pki_material(directory: Path) -> dict[str, tuple[Any, str]]:
+    from conformance.auth.pki import load_test_pki
+
+    pki = load_test_pki(directory)
+    return {name: pki.signing_material(_PKI_DOCUMENT.get(name, name)) for name in PKI_MATERIAL}
+
+
+def _configured_key(service: AuthService, values: dict[str, str]) -> tuple[Any, str] | None:
+    """The client's own key: a PEM file or an environment variable, with its registered kid."""
+    pem: bytes | None = None
+    if service.private_key_file:
+        pem = Path(service.private_key_file).read_bytes()
+    elif values.get("private_key"):
+        pem = values["private_key"].encode()
+    if pem is None:
+        return None
+    if not service.kid:
+        raise ConfigError("services.auth.keys.kid is required with a private key (the kid registered in the JWKS)")
+    try:
+        key = serialization.load_pem_private_key(pem, password=None)
+    except ValueError:
+        raise ConfigError(
+            "the client-credentials private key is not an unencrypted PEM key "
+            f"(services.auth.keys.private_key_file or the variable {service.secret_env.get('private_key')})"
+        ) from None
+    return key, service.kid
+
+
+def _drivers(service: AuthService, values: dict[str, str]) -> dict[str, Any]:
+    """A login driver per test user the profile can log in as."""
+    from conformance.auth.login import driver_from_settings
+
+    settings = dict(service.login) or {"driver": "form"}
+    if settings.get("driver") == "refresh_token":
+        return {}  # unattended: the flows start from the refresh token, no authorization
+    drivers = {}
+    if settings.get("driver") != "form" or {"username", "password"} <= values.keys():
+        drivers["default"] = driver_from_settings(
+            settings, {"username": values.get("username", ""), "password": values.get("password", "")})
+    if settings.get("driver") == "form" and {"username_without_role", "password_without_role"} <= values.keys():
+        drivers["without_role"] = driver_from_settings(
+            settings, {"username": values["username_without_role"], "password": values["password_without_role"]})
+    return drivers

@@ -1,0 +1,201 @@
+"""Every check of the authorization suite (seed 001, part a), with its requirements and severity.
+
+Tests: suites/auth/test_*.py, one test per check. Requirement ids: `AUTH-<part>.<topic>`
+for the seed, `RFC<n>-<section>` for the RFCs the seed builds on. Severity: MUST where the
+seed states the rule, or an RFC states a MUST the seed relies on; SHOULD where the seed is
+silent and the RFC says SHOULD (or the seed is stricter than the RFCs, as for the exact
+media-type spelling); observation where the seed says "not shown" and the suite measures.
+
+`proven_by` names the auth mock faults the check exists for (it must fail under each);
+`may_fail_under` the faults under which it fails as collateral.
+"""
+
+from conformance.checks.registry import Severity, define
+
+SUITE = "auth"
+MUST, SHOULD, OBSERVATION = Severity.MUST, Severity.SHOULD, Severity.OBSERVATION
+
+CODE = "part 2 / authorization code + PKCE"
+TOKEN = "part 2 / token response"
+REFRESH = "part 4 / refresh"
+CC = "part 4 / client credentials + JWT assertion"
+USE = "part 5 / token use at the APIs"
+
+# Faults that break every flow that ends in a call to an API.
+_USE_BROKEN = ("resource_rejects_valid_token",)
+
+
+def _define(check_id, title, requirements, severity, feature, proven_by=(), may_fail_under=()):
+    define(
+        f"auth.{check_id}", title, requirements=requirements, severity=severity, suite=SUITE,
+        feature=feature, proven_by=tuple(f"auth.{f}" for f in proven_by),
+        may_fail_under=tuple(f"auth.{f}" for f in may_fail_under),
+    )
+
+
+# --- authorization code with PKCE -------------------------------------------------------------
+_define("code.confidential_flow",
+        "Confidential client: authorize, log in, consent, redirect with code and state, exchange "
+        "with secret and verifier, call the filing API, refresh, call again",
+        ("AUTH-4.filing-steps", "AUTH-4.token-request", "RFC6749-4.1"), MUST, CODE,
+        proven_by=("resource_rejects_valid_token", "refresh_grant_unsupported"))
+_define("code.public_flow",
+        "Public client: the same flow without a client secret; the token works at the filing API",
+        ("AUTH-4.filing-steps", "AUTH-5.2", "RFC6749-4.1"), MUST, CODE,
+        proven_by=("resource_rejects_valid_token",))
+_define("code.state_echoed",
+        "The redirect carries `state` byte for byte as sent (with '+', '%', '/' and non-ASCII)",
+        ("AUTH-2.redirect", "RFC6749-4.1.2"), MUST, CODE, proven_by=("state_mangled",))
+_define("code.consent_remembered",
+        "Consent is asked once per client and scope: a second authorization needs no consent form",
+        ("AUTH-5.2",), MUST, CODE, proven_by=("consent_not_remembered",))
+_define("code.role_required",
+        "A user without the role `Aanbieder M2M` gets no code",
+        ("AUTH-1.role",), MUST, CODE, proven_by=("role_not_checked",))
+_define("code.unregistered_redirect_uri_not_followed",
+        "An unregistered redirect_uri is never redirected to (an error page instead)",
+        ("RFC6749-4.1.2.1", "RFC6749-10.6"), MUST, CODE, proven_by=("authorize_redirects_anywhere",))
+_define("pkce.challenge_required",
+        "An authorization request without code_challenge gets no code",
+        ("AUTH-5.2", "AUTH-2.authorization-request", "RFC7636-4.4.1"), MUST, CODE,
+        proven_by=("pkce_not_required",))
+_define("pkce.plain_refused",
+        "code_challenge_method=plain (and a challenge without method, which means plain) gets no code",
+        ("AUTH-2.authorization-request", "AUTH-5.2", "RFC9700-2.1.1"), MUST, CODE,
+        proven_by=("pkce_plain_accepted",))
+_define("pkce.wrong_verifier_refused", "A code_verifier that does not hash to the challenge is refused",
+        ("AUTH-2.code-challenge", "RFC7636-4.6"), MUST, CODE, proven_by=("code_verifier_ignored",))
+_define("pkce.missing_verifier_refused", "A code exchange without code_verifier is refused",
+        ("AUTH-4.token-request", "RFC7636-4.6"), MUST, CODE,
+        proven_by=("code_verifier_ignored", "pkce_not_required"))
+_define("pkce.verifier_too_short_refused", "A verifier of 42 characters is refused, even with a matching challenge",
+        ("AUTH-2.code-verifier", "RFC7636-4.1"), MUST, CODE, proven_by=("verifier_syntax_not_checked",))
+_define("pkce.verifier_too_long_refused", "A verifier of 129 characters is refused, even with a matching challenge",
+        ("AUTH-2.code-verifier", "RFC7636-4.1"), MUST, CODE, proven_by=("verifier_syntax_not_checked",))
+_define("pkce.verifier_bad_characters_refused",
+        "A verifier with characters outside A-Z a-z 0-9 - . _ ~ is refused, even with a matching challenge",
+        ("AUTH-2.code-verifier", "RFC7636-4.1"), MUST, CODE, proven_by=("verifier_syntax_not_checked",))
+_define("code.reuse_refused", "A code exchanged once is refused the second time",
+        ("RFC6749-4.1.2", "RFC6749-10.5"), MUST, CODE, proven_by=("code_reusable",))
+_define("code.reuse_revokes_tokens", "After a code is reused, the access token issued from it no longer works",
+        ("RFC6749-4.1.2",), SHOULD, CODE, proven_by=("code_reuse_keeps_tokens", "code_reusable"),
+        may_fail_under=_USE_BROKEN)
+_define("code.expired_refused", "A code is refused once 300 s (the longer of the seed's two lifetimes) have passed",
+        ("AUTH-8.code-lifetime", "RFC6749-4.1.2"), MUST, CODE, proven_by=("code_never_expires",))
+_define("code.lifetime_governing",
+        "Which code lifetime governs, 30 s (flow description) or 300 s (settings table): measured",
+        ("AUTH-8.code-lifetime",), OBSERVATION, CODE)
+_define("code.redirect_uri_mismatch_refused",
+        "A code exchange with another redirect_uri than the authorization request's is refused",
+        ("RFC6749-4.1.3",), MUST, CODE, proven_by=("redirect_uri_not_compared",))
+_define("code.wrong_client_secret_refused", "A code exchange with a wrong client_secret is refused (invalid_client)",
+        ("AUTH-5.2", "RFC6749-5.2"), MUST, CODE, proven_by=("client_secret_not_checked",))
+
+# --- the token response ---------------------------------------------------------------------------
+_define("token.response_members",
+        "Token response: access_token, token_type Bearer, expires_in integer, refresh_token (code flow), "
+        "scope equal to the granted scope",
+        ("AUTH-2.token-response", "RFC6749-5.1"), MUST, TOKEN, proven_by=("scope_missing_in_token_response",))
+_define("token.expires_in_3600", "expires_in is 3600 for both flows",
+        ("AUTH-2.token-response", "AUTH-8.access-token-lifetime"), MUST, TOKEN, proven_by=("expires_in_not_3600",))
+_define("token.no_store", "Token responses carry Cache-Control: no-store",
+        ("RFC6749-5.1",), MUST, TOKEN, proven_by=("no_store_missing",))
+_define("token.pragma_no_cache", "Token responses carry Pragma: no-cache",
+        ("RFC6749-5.1",), SHOULD, TOKEN, proven_by=("pragma_missing",))
+_define("token.media_type_json", "Token responses are JSON (application/json, parameters in any case)",
+        ("AUTH-2.token-response", "RFC6749-5.1"), MUST, TOKEN, proven_by=("token_served_as_text",))
+_define("token.media_type_seed_spelling", "Token responses are application/json;charset=UTF-8 as the seed shows",
+        ("AUTH-2.token-response",), SHOULD, TOKEN, proven_by=("token_content_type_no_charset", "token_served_as_text"))
+_define("token.error_codes",
+        "Token errors are RFC 6749 JSON with the code the case calls for (invalid_grant, invalid_client, "
+        "unsupported_grant_type)",
+        ("RFC6749-5.2",), SHOULD, TOKEN, proven_by=("token_errors_not_rfc6749",),
+        # a case that is wrongly accepted has no error code to judge
+        may_fail_under=("client_secret_not_checked", "code_verifier_ignored"))
+
+# --- refresh ----------------------------------------------------------------------------------------
+_define("refresh.works", "A refresh with refresh_token, client_id and client_secret returns a working access token",
+        ("AUTH-4.filing-steps", "AUTH-4.token-request", "RFC6749-6"), MUST, REFRESH,
+        proven_by=("refresh_grant_unsupported",), may_fail_under=_USE_BROKEN)
+_define("refresh.wrong_secret_refused", "A refresh with a wrong client_secret is refused",
+        ("AUTH-4.token-request", "RFC6749-6"), MUST, REFRESH, proven_by=("client_secret_not_checked",),
+        may_fail_under=("refresh_grant_unsupported",))
+_define("refresh.expired_refused", "A refresh token is refused after 604800 s",
+        ("AUTH-8.refresh-token-lifetime",), MUST, REFRESH, proven_by=("refresh_never_expires",),
+        may_fail_under=("refresh_grant_unsupported",))
+_define("refresh.rotation", "Whether a refresh returns a new refresh token and retires the old one: measured",
+        ("RFC6749-6", "AUTH-4.filing-steps"), OBSERVATION, REFRESH)
+
+# --- client credentials with a JWT assertion -------------------------------------------------------
+_define("cc.valid_assertion_accepted",
+        "A valid RS256 assertion (seed claims, kid of the JWKS) gets a token that works at the inquiry API",
+        ("AUTH-4.inquiry-steps", "AUTH-5.3", "RFC7523-3"), MUST, CC,
+        proven_by=("seed_aud_refused", "resource_rejects_valid_token"))
+_define("cc.no_refresh_token", "The client-credentials response carries no refresh_token",
+        ("AUTH-2.token-response.refresh-token",), MUST, CC, proven_by=("cc_refresh_token_issued",))
+_define("cc.replay_refused", "The same assertion (same jti) is refused the second time",
+        ("AUTH-2.assertion.jti", "AUTH-8.assertion-single-use"), MUST, CC, proven_by=("assertion_replay_accepted",))
+_define("cc.expired_refused", "An assertion whose exp passed two minutes ago is refused",
+        ("AUTH-2.assertion.exp", "RFC7523-3"), MUST, CC, proven_by=("assertion_expired_accepted",))
+_define("cc.exp_far_ahead", "An assertion valid for 24 hours: accepted or refused (the seed recommends minutes)",
+        ("AUTH-2.assertion.exp",), OBSERVATION, CC)
+_define("cc.nbf_in_future", "An assertion with nbf ten minutes ahead: accepted or refused (not shown)",
+        ("AUTH-2.assertion.nbf-iat", "RFC7519-4.1.5"), OBSERVATION, CC)
+_define("cc.iat_in_future", "An assertion with iat ten minutes ahead: accepted or refused (not shown)",
+        ("AUTH-2.assertion.nbf-iat", "RFC7519-4.1.6"), OBSERVATION, CC)
+_define("cc.aud_other_host_refused", "An assertion for another token endpoint host is refused",
+        ("AUTH-2.assertion.aud", "RFC7523-3"), MUST, CC, proven_by=("assertion_aud_not_checked",))
+_define("cc.aud_with_protocol_refused", "aud with the protocol (https://...) is refused: the seed's form has none",
+        ("AUTH-2.assertion.aud",), SHOULD, CC,
+        proven_by=("assertion_aud_with_protocol_accepted", "assertion_aud_not_checked"),
+        may_fail_under=("seed_aud_refused",))
+_define("cc.aud_without_port_refused", "aud without :443 is refused: the seed's form includes the port",
+        ("AUTH-2.assertion.aud",), SHOULD, CC, proven_by=("assertion_aud_not_checked",))
+_define("cc.aud_trailing_slash_refused", "aud with a trailing slash is refused (exact string comparison)",
+        ("AUTH-2.assertion.aud",), SHOULD, CC, proven_by=("assertion_aud_not_checked",))
+_define("cc.iss_differs_from_sub_refused", "An assertion whose iss differs from sub is refused",
+        ("AUTH-2.assertion.iss-sub", "RFC7523-3"), MUST, CC, proven_by=("assertion_iss_sub_not_compared",))
+_define("cc.unknown_kid_refused", "An assertion whose kid is not in the client's JWKS is refused",
+        ("AUTH-2.jwks", "AUTH-4.assertion-signature"), MUST, CC,
+        proven_by=("assertion_kid_ignored", "assertion_signature_not_verified"))
+_define("cc.other_key_refused", "An assertion with a registered kid but signed by another key is refused",
+        ("AUTH-4.assertion-signature",), MUST, CC, proven_by=("assertion_signature_not_verified",))
+_define("cc.tampered_refused", "An assertion whose payload was changed after signing is refused",
+        ("AUTH-4.assertion-signature",), MUST, CC, proven_by=("assertion_signature_not_verified",))
+_define("cc.alg_none_refused", "An unsigned assertion (alg none) is refused",
+        ("AUTH-2.assertion.header", "RFC7518-3.6", "RFC8725-3.1"), MUST, CC, proven_by=("assertion_alg_none_accepted",))
+_define("cc.hs256_confusion_refused", "An HS256 assertion keyed with the client's public key is refused",
+        ("AUTH-2.assertion.header", "RFC8725-3.1"), MUST, CC, proven_by=("assertion_hs256_public_key_accepted",))
+_define("cc.missing_jti_refused", "An assertion without jti is refused",
+        ("AUTH-2.assertion.jti",), MUST, CC, proven_by=("assertion_jti_optional",))
+_define("cc.jwk_without_x5c_refused", "A client whose JWK carries no x5c gets no token",
+        ("AUTH-4.assertion-certificate", "RFC7517-4.7"), MUST, CC, proven_by=("assertion_x5c_not_required",))
+_define("cc.untrusted_root_refused", "A certificate that does not chain to the government root gets no token",
+        ("AUTH-4.assertion-certificate", "RFC5280-6.1"), MUST, CC, proven_by=("assertion_chain_not_checked",))
+_define("cc.expired_certificate_refused", "An expired certificate gets no token",
+        ("AUTH-4.assertion-certificate", "RFC5280-6.1"), MUST, CC, proven_by=("assertion_cert_validity_not_checked",))
+_define("cc.oin_unregistered_refused", "A certificate whose OIN no customer registered gets no token",
+        ("AUTH-4.assertion-oin",), MUST, CC, proven_by=("assertion_oin_not_checked",))
+_define("cc.oin_registered_twice_refused", "A certificate whose OIN two customers registered gets no token",
+        ("AUTH-4.assertion-oin",), MUST, CC,
+        proven_by=("assertion_oin_uniqueness_not_checked", "assertion_oin_not_checked"))
+_define("cc.key_rotation", "Both keys of the JWKS (current and next) are accepted, each chosen by its kid",
+        ("AUTH-2.jwks",), MUST, CC, proven_by=("assertion_first_key_only",), may_fail_under=("seed_aud_refused",))
+
+# --- using the token ------------------------------------------------------------------------------
+_define("use.valid_token_accepted", "A valid token is served: 200 at the inquiry API and at the filing WSDL",
+        ("AUTH-5.1", "AUTH-4.resources", "RFC6750-2.1"), MUST, USE, proven_by=("resource_rejects_valid_token",))
+_define("use.filing_wsdl_is_xml", "The filing API's WSDL is served as text/xml",
+        ("AUTH-4.resources",), MUST, USE, proven_by=("filing_wsdl_not_xml",), may_fail_under=_USE_BROKEN)
+_define("use.missing_token_refused", "A call without a token is refused with 401",
+        ("AUTH-5.1", "RFC6750-3"), MUST, USE, proven_by=("resource_open",))
+_define("use.expired_token_refused", "An access token is refused once 3600 s have passed",
+        ("AUTH-8.access-token-lifetime", "RFC6750-3.1"), MUST, USE, proven_by=("resource_accepts_expired_token",),
+        may_fail_under=_USE_BROKEN)
+_define("use.tampered_token_refused", "A token whose payload or signature was changed is refused with 401",
+        ("AUTH-5.1", "RFC6750-3.1"), MUST, USE, proven_by=("resource_token_not_verified",))
+_define("use.wrong_scope_forbidden", "A token of the other API's scope is refused with 403",
+        ("AUTH-4.resources", "RFC6750-3.1"), MUST, USE, proven_by=("resource_scope_not_checked",))
+_define("use.www_authenticate", "401 answers carry WWW-Authenticate: Bearer (with error=invalid_token for a bad token)",
+        ("RFC6750-3",), SHOULD, USE, proven_by=("www_authenticate_missing",),
+        may_fail_under=("resource_open", "resource_token_not_verified"))

@@ -1,0 +1,120 @@
+"""Small named checks of the token flows, in the manner of the OpenID conformance suite's
+conditions (EnsureErrorIsInvalidGrant ...). Each takes what a flow produced (redacted
+exchanges, results without raw values) and raises a Finding when the server deviates.
+
+They judge only what the standards require and accept what they allow: any redirect
+status that carries the code, extra redirect parameters, media-type parameters in any
+case, 400 or 401 for a refused client.
+"""
+
+from __future__ import annotations
+
+from conformance.auth.login import AuthorizationResult
+from conformance.auth.rfc6749 import TokenResult
+from conformance.checks.finding import Finding, expect
+from conformance.http.exchange import Exchange
+
+REFUSED_STATUSES = (400, 401)
+
+
+def ensure_token_issued(result: TokenResult, what: str) -> None:
+    expect(result.issued, f"{what}: no token was issued",
+           expected="200 with access_token", actual=_token_answer(result))
+
+
+def ensure_token_refused(result: TokenResult, what: str) -> None:
+    """The token endpoint said no: a 400 or 401 and no access token (RFC 6749 5.2)."""
+    expect(not result.issued, f"{what} was accepted: a token was issued", expected="400/401 error", actual=_token_answer(result))
+    expect(result.status in REFUSED_STATUSES, f"{what}: refused with an unexpected status",
+           expected="400 or 401", actual=_token_answer(result))
+
+
+def ensure_error_code(result: TokenResult, allowed: tuple[str, ...], what: str) -> None:
+    expect(result.error in allowed, f"{what}: wrong error code", expected=" or ".join(allowed), actual=result.error)
+
+
+def ensure_code_issued(result: AuthorizationResult, what: str) -> None:
+    expect(result.code is not None, f"{what}: the authorization ended without a code",
+           expected="redirect with code", actual=_authz_answer(result))
+
+
+def ensure_no_code(result: AuthorizationResult, what: str) -> None:
+    expect(result.code is None, f"{what}: a code was issued", expected="an error redirect or page", actual=_authz_answer(result))
+
+
+def ensure_api_served(ex: Exchange, what: str) -> None:
+    expect(ex.status == 200, f"{what}: the API did not serve a valid token", expected=200, actual=ex.summary())
+
+
+def ensure_api_refused(ex: Exchange, status: int, what: str) -> None:
+    expect(ex.status == status, f"{what}: the API did not refuse as RFC 6750 says", expected=status, actual=ex.summary())
+
+
+def ensure_www_authenticate(ex: Exchange, *, error: str | None) -> None:
+    """RFC 6750 3: a Bearer challenge; `error` when a token was sent and refused."""
+    challenge = ex.response_headers.get("www-authenticate") or ""
+    expect(challenge.lower().startswith("bearer"), "401 without a Bearer WWW-Authenticate challenge",
+           expected="WWW-Authenticate: Bearer ...", actual=challenge or "(absent)")
+    if error is not None:
+        expect(f'error="{error}"' in challenge, "the Bearer challenge names no error code",
+               expected=f'error="{error}"', actual=challenge)
+
+
+def ensure_media_type_json(ex: Exchange) -> None:
+    expect(ex.media_type == "application/json", "the token response is not JSON",
+           expected="application/json", actual=ex.response_headers.get("content-type"))
+
+
+def ensure_seed_media_spelling(ex: Exchange) -> None:
+    value = (ex.response_headers.get("content-type") or "").replace(" ", "")
+    expect(value.lower() == "application/json;charset=utf-8", "the token response's media type is not the seed's",
+           expected="application/json;charset=UTF-8", actual=value or "(absent)")
+
+
+def ensure_header_value(ex: Exchange, name: str, token: str) -> None:
+    values = ",".join(ex.response_headers.get_all(name)).lower()
+    expect(token in [v.strip() for v in values.split(",")], f"the token response lacks {name}: {token}",
+           expected=f"{name}: {token}", actual=values or "(absent)")
+
+
+def ensure_token_members(result: TokenResult, *, refresh: bool, scope: str) -> None:
+    """Seed part 2, token response table."""
+    body = result.body
+    missing = [m for m in ("access_token", "token_type", "expires_in", "scope") if m not in body]
+    if refresh:
+        missing += [] if "refresh_token" in body else ["refresh_token"]
+    expect(not missing, "the token response lacks members", expected="access_token, token_type, expires_in, scope"
+           + (", refresh_token" if refresh else ""), actual=f"missing {missing}")
+    expect(str(body["token_type"]).lower() == "bearer", "token_type is not Bearer", expected="Bearer", actual=body["token_type"])
+    expect(isinstance(body["expires_in"], int) and not isinstance(body["expires_in"], bool),
+           "expires_in is not an integer", expected="integer seconds", actual=repr(body["expires_in"]))
+    expect(set(str(body["scope"]).split()) == set(scope.split()), "the granted scope is not the requested one",
+           expected=scope, actual=body["scope"])
+
+
+def ensure_expires_in(result: TokenResult, seconds: int) -> None:
+    expect(result.body.get("expires_in") == seconds, "expires_in is not the seed's lifetime",
+           expected=seconds, actual=result.body.get("expires_in"))
+
+
+def ensure_no_refresh_token(result: TokenResult) -> None:
+    expect("refresh_token" not in result.body, "the client-credentials response carries a refresh_token",
+           expected="no refresh_token", actual="refresh_token present")
+
+
+def state_mismatch(sent: str, result: AuthorizationResult) -> Finding | None:
+    if result.state == sent:
+        return None
+    return Finding("state did not come back unchanged", expected=repr(sent), actual=repr(result.state))
+
+
+def _token_answer(result: TokenResult) -> str:
+    return result.exchange.summary() + (f" error={result.error}" if result.error else "")
+
+
+def _authz_answer(result: AuthorizationResult) -> str:
+    if result.code is not None:
+        return "redirect with a code"
+    if result.error:
+        return f"error={result.error}"
+    return " -> ".join(result.pages[-3:]) or "no redirect"

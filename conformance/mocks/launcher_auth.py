@@ -1,0 +1,112 @@
+"""What the launcher does for the token flows: the test PKI, the client's JWKS on
+loopback, and the mock authorization server with its client and customer registers.
+
+Secrets (the confidential client's secret, the test users' passwords) are generated per
+start, as the address mock's API keys are, and handed over in memory; a value already in
+the environment wins, so tests can plant canaries.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conformance.auth.flows import FILING_SCOPE, INQUIRY_SCOPE
+from conformance.auth.rfc7523 import default_audience
+from conformance.profiles import REPO_ROOT, AuthService
+
+PKI_DIR = REPO_ROOT / ".cache" / "test-pki"
+ROLE_USER = "notaris"
+NO_ROLE_USER = "medewerker"
+AANBIEDER_ROLE = "Aanbieder M2M"
+
+# role -> (client id, JWKS document) for the client-credentials clients.
+CC_CLIENTS = {
+    "client_credentials": ("inquiry-service", "good"),
+    "no_x5c": ("inquiry-no-x5c", "no_x5c"),
+    "untrusted": ("inquiry-untrusted", "untrusted"),
+    "expired": ("inquiry-expired", "expired"),
+    "unregistered_oin": ("inquiry-unregistered-oin", "unregistered_oin"),
+    "twice_oin": ("inquiry-twice-oin", "twice_oin"),
+}
+CODE_CLIENTS = {"confidential": "filing-confidential", "public": "filing-public"}
+
+
+def ensure_pki(directory: Path = PKI_DIR) -> Any:
+    """The test PKI, built once and reused; a lock keeps parallel runs from racing."""
+    from conformance.auth.pki import ensure_test_pki
+
+    directory.mkdir(parents=True, exist_ok=True)
+    with open(directory.parent / f".{directory.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return ensure_test_pki(directory)
+
+
+@dataclass
+class AuthMockSetup:
+    """Everything one or more mock authorization servers of a run share."""
+
+    service: AuthService
+    secrets: dict[str, str]  # env var -> value, shared with the run
+    pki_dir: Path = PKI_DIR
+    jwks_base: str = ""
+    pki: Any = None
+    info: dict[str, str] = field(default_factory=dict)
+
+    def prepare(self, start_server: Callable[[Any, str], int]) -> None:
+        """Make the PKI, publish the JWKS documents, generate the secrets."""
+        from conformance.auth.jwks_publisher import create_app as jwks_app
+
+        self.pki = ensure_pki(self.pki_dir)
+        port = start_server(jwks_app(self.pki.jwks_documents()), "jwks")
+        self.jwks_base = f"http://127.0.0.1:{port}/jwks"
+        env = self.service.secret_env
+        for name in ("client_secret", "password", "password_without_role"):
+            if name in env:
+                generated = f"mock-{name.replace('_', '-')}-{secrets.token_hex(12)}"
+                self.secrets.setdefault(env[name], os.environ.get(env[name]) or generated)
+        for name, user in (("username", ROLE_USER), ("username_without_role", NO_ROLE_USER)):
+            if name in env:
+                self.secrets.setdefault(env[name], user)
+
+    def config(self) -> Any:
+        from conformance.auth.pki import OIN_REGISTERED, OIN_TWICE
+        from conformance.mocks.auth.config import AuthMockConfig, ClientRegistration, User
+
+        env = self.service.secret_env
+        secret = self.secrets.get(env.get("client_secret", ""), "")
+        redirect = (self.service.redirect_uri,)
+        clients = {
+            CODE_CLIENTS["confidential"]: ClientRegistration(
+                CODE_CLIENTS["confidential"], "confidential", secret=secret, redirect_uris=redirect, scopes=(FILING_SCOPE,)),
+            CODE_CLIENTS["public"]: ClientRegistration(
+                CODE_CLIENTS["public"], "public", redirect_uris=redirect, scopes=(FILING_SCOPE,)),
+        }
+        for client_id, document in CC_CLIENTS.values():
+            clients[client_id] = ClientRegistration(
+                client_id, "client_credentials", scopes=(INQUIRY_SCOPE,), jwks_uri=f"{self.jwks_base}/{document}.json")
+        users = {
+            ROLE_USER: User(ROLE_USER, self.secrets.get(env.get("password", ""), ""), (AANBIEDER_ROLE,)),
+            NO_ROLE_USER: User(NO_ROLE_USER, self.secrets.get(env.get("password_without_role", ""), ""), ()),
+        }
+        return AuthMockConfig(
+            clients=clients,
+            users=users,
+            customers={OIN_REGISTERED: ("Notariskantoor Test B.V.",), OIN_TWICE: ("Gemeente Test", "Waterschap Test")},
+            trust_roots=(self.pki.root,),
+            audience=default_audience("http://127.0.0.1"),
+            code_lifetime_s=self.service.mock_code_lifetime_s,
+        )
+
+    def targets_info(self, auth_url: str) -> dict[str, str]:
+        """What a run needs to reach one mock authorization server (no secrets)."""
+        info = {"auth_url": auth_url, "filing_base": f"{auth_url}/filing", "inquiry_base": f"{auth_url}/inquiry",
+                "audience": default_audience(auth_url), "pki_dir": str(self.pki_dir), "clock": "mock"}
+        info.update({f"client.{role}": client_id for role, client_id in CODE_CLIENTS.items()})
+        info.update({f"client.{role}": client_id for role, (client_id, _) in CC_CLIENTS.items()})
+        return info

@@ -1,0 +1,71 @@
+"""Using the access token at the APIs (seed 001 parts 4 and 5; RFC 6750)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.auth import rfc7523
+from conformance.checks.auth import checks as c
+from conformance.checks.finding import expect
+
+
+def _tampered(token: str) -> str:
+    """A JWT gets a widened scope under its old signature; an opaque token a changed tail."""
+    if token.count(".") == 2:
+        return rfc7523.tamper(token, scope="registry-inzage registry.cto.aanbieden.verzoeken")
+    return token[:-4] + ("AAAA" if not token.endswith("AAAA") else "BBBB")
+
+
+@pytest.mark.check("auth.use.valid_token_accepted")
+def test_valid_token_accepted(auth_flows, cc_tokens, code_tokens):
+    c.ensure_api_served(auth_flows.call_inquiry(cc_tokens.access_token), "inquiry API")
+    c.ensure_api_served(auth_flows.call_filing(code_tokens.access_token), "filing WSDL")
+
+
+@pytest.mark.check("auth.use.filing_wsdl_is_xml")
+def test_filing_wsdl_is_xml(auth_flows, code_tokens):
+    ex = auth_flows.call_filing(code_tokens.access_token)
+    c.ensure_api_served(ex, "filing WSDL")
+    expect(ex.media_type == "text/xml", "the filing WSDL is not text/xml", expected="text/xml",
+           actual=ex.response_headers.get("content-type"))
+
+
+@pytest.mark.negative
+@pytest.mark.check("auth.use.missing_token_refused")
+def test_missing_token_refused(auth_flows):
+    c.ensure_api_refused(auth_flows.call_inquiry(None), 401, "inquiry API without a token")
+    c.ensure_api_refused(auth_flows.call_filing(None), 401, "filing WSDL without a token")
+
+
+@pytest.mark.negative
+@pytest.mark.waits
+@pytest.mark.check("auth.use.expired_token_refused")
+def test_expired_token_refused(auth_clocked):
+    token = auth_clocked.cc_token().access_token
+    c.ensure_api_served(auth_clocked.call_inquiry(token), "inquiry API with a fresh token")
+    auth_clocked.advance(3600 + 60)
+    c.ensure_api_refused(auth_clocked.call_inquiry(token), 401, "inquiry API with a token 3660 s old")
+
+
+@pytest.mark.negative
+@pytest.mark.check("auth.use.tampered_token_refused")
+def test_tampered_token_refused(auth_flows, cc_tokens):
+    c.ensure_api_refused(auth_flows.call_inquiry(_tampered(cc_tokens.access_token)), 401, "a tampered token")
+
+
+@pytest.mark.negative
+@pytest.mark.check("auth.use.wrong_scope_forbidden")
+def test_wrong_scope_forbidden(auth_flows, cc_tokens, code_tokens):
+    c.ensure_api_refused(auth_flows.call_filing(cc_tokens.access_token), 403, "filing WSDL with the inquiry scope")
+    c.ensure_api_refused(auth_flows.call_inquiry(code_tokens.access_token), 403, "inquiry API with the filing scope")
+
+
+@pytest.mark.negative
+@pytest.mark.check("auth.use.www_authenticate")
+def test_www_authenticate(auth_flows, cc_tokens):
+    missing = auth_flows.call_inquiry(None)
+    c.ensure_api_refused(missing, 401, "inquiry API without a token")
+    c.ensure_www_authenticate(missing, error=None)
+    bad = auth_flows.call_inquiry(_tampered(cc_tokens.access_token))
+    c.ensure_api_refused(bad, 401, "inquiry API with a tampered token")
+    c.ensure_www_authenticate(bad, error="invalid_token")
