@@ -1,0 +1,283 @@
+"""Client-assertion validation (seed part 4 "Authentication checks"; RFC 7523 3, RFC 7515).
+
+The JWS header is parsed here before anything is verified, so `alg: none` and HS256 are
+recognised (and refused, unless their fault is on) instead of being left to a library.
+Then: the key by `kid` from the client's JWKS, the signature, the certificate chain in
+`x5c` up to a trust root at the mock clock's time, the OIN in the leaf, the claims, and
+last the replay store, so a refused assertion never uses up its `jti`.
+Any failure raises AssertionRefused; the token endpoint answers 401 `invalid_client`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+import re
+import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from cryptography import x509
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import padding
+from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from cryptography.x509.oid import NameOID
+
+from conformance.auth import rfc7517
+from conformance.mocks.auth.certificates import chains_to, same_key, valid_at, verify_chain
+from conformance.mocks.auth.config import AuthMockConfig, ClientRegistration
+from conformance.mocks.auth.forms import finite_number
+from conformance.mocks.auth.jwks import JwksCache, JwksError
+from conformance.mocks.faults import FaultSet
+
+ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+MAX_ASSERTION_CHARS = 16 * 1024
+NBF_LEEWAY_S = 30
+REPLAY_MARGIN_S = 60
+_SEGMENT = re.compile(r"[A-Za-z0-9_-]*")
+_OIN = re.compile(r"[0-9]{20}")
+_AUDIENCE = re.compile(r"(?P<host>[^/]+?):443(?P<path>/.*)")
+
+
+class AssertionRefused(Exception):
+    """The assertion does not authenticate the client; the message names why (no secrets)."""
+
+
+@dataclass(frozen=True)
+class _Jws:
+    header: dict[str, Any]
+    claims: dict[str, Any]
+    signing_input: bytes
+    signature: bytes
+
+
+def parse_jws(token: str) -> _Jws:
+    if len(token) > MAX_ASSERTION_CHARS:
+        raise AssertionRefused("the assertion is too long")
+    segments = token.split(".")
+    if len(segments) != 3 or not all(_SEGMENT.fullmatch(s) for s in segments):
+        raise AssertionRefused("the assertion is not a JWS in compact serialization")
+    header, claims = (_json_object(s) for s in segments[:2])
+    signing_input = f"{segments[0]}.{segments[1]}".encode("ascii")
+    return _Jws(header, claims, signing_input, _b64url(segments[2]))
+
+
+def _b64url(segment: str) -> bytes:
+    try:
+        return base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4))
+    except (binascii.Error, ValueError):
+        raise AssertionRefused("the assertion has a segment that is not base64url") from None
+
+
+def _json_object(segment: str) -> dict[str, Any]:
+    try:
+        value = json.loads(_b64url(segment))
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise AssertionRefused("the assertion has a segment that is not JSON") from None
+    if not isinstance(value, dict):
+        raise AssertionRefused("the assertion has a segment that is not a JSON object")
+    return value
+
+
+def signature_ok(alg: str, key: RSAPublicKey, jws: _Jws) -> bool:
+    if alg == "RS256":
+        try:
+            key.verify(jws.signature, jws.signing_input, padding.PKCS1v15(), hashes.SHA256())
+            return True
+        except (InvalidSignature, ValueError):
+            return False
+    if alg == "HS256":  # only under auth.assertion_hs256_public_key_accepted: the confused verifier
+        secret = key.public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo)
+        expected = hmac.new(secret, jws.signing_input, hashlib.sha256).digest()
+        return hmac.compare_digest(expected, jws.signature)
+    return alg == "none" and jws.signature == b""  # only under auth.assertion_alg_none_accepted
+
+
+class AssertionValidator:
+    def __init__(self, config: AuthMockConfig, faults: FaultSet) -> None:
+        self.config = config
+        self.faults = faults
+        self.jwks = JwksCache(config.clock.now)
+        self._seen: dict[tuple[str, str], float] = {}  # (iss, jti) -> forget after
+        self._lock = threading.Lock()
+
+    async def validate(self, assertion: str, client_id: str | None = None) -> ClientRegistration:
+        jws = parse_jws(assertion)
+        if "crit" in jws.header:
+            raise AssertionRefused("the assertion names critical header parameters")
+        alg = self._algorithm(jws.header.get("alg"))
+        client = self._client(jws.claims)
+        if client_id is not None and client_id != client.client_id:
+            raise AssertionRefused("client_id names another client than the assertion")
+        jwk, key = await self._key(client, jws, alg)
+        if alg == "RS256" and self.faults.on("auth.assertion_signature_not_verified"):
+            pass  # the fault: whatever the signature, it is taken as good
+        elif not signature_ok(alg, key, jws):
+            raise AssertionRefused("the assertion's signature does not verify with the key of its kid")
+        now = self.config.clock.now()
+        self._certificate(jwk, key, now)
+        self._claims(jws.claims, now)
+        self._remember(jws.claims, now)
+        return client
+
+    # --- header and client ------------------------------------------------------------------
+    def _algorithm(self, alg: Any) -> str:
+        if alg == "RS256":
+            return alg
+        if isinstance(alg, str) and alg.lower() == "none":
+            if self.faults.on("auth.assertion_alg_none_accepted"):
+                return "none"
+            raise AssertionRefused("alg none is refused: RS256 only")
+        if alg == "HS256" and self.faults.on("auth.assertion_hs256_public_key_accepted"):
+            return alg
+        raise AssertionRefused("the assertion's alg is not RS256")
+
+    def _client(self, claims: dict[str, Any]) -> ClientRegistration:
+        iss, sub = claims.get("iss"), claims.get("sub")
+        if not isinstance(iss, str) or not iss or not isinstance(sub, str) or not sub:
+            raise AssertionRefused("the assertion needs the string claims iss and sub")
+        if iss != sub and not self.faults.on("auth.assertion_iss_sub_not_compared"):
+            raise AssertionRefused("iss and sub differ: both must be the client_id")
+        client = self.config.clients.get(sub)
+        if client is None or client.kind != "client_credentials" or not client.jwks_uri:
+            raise AssertionRefused("the assertion names no registered client-credentials client")
+        return client
+
+    # --- the key ------------------------------------------------------------------------------
+    async def _key(self, client: ClientRegistration, jws: _Jws, alg: str) -> tuple[dict[str, Any], RSAPublicKey]:
+        assert client.jwks_uri is not None
+        kid = jws.header.get("kid")
+        try:
+            jwk = self._by_kid(await self.jwks.keys(client.jwks_uri), kid)
+            if jwk is None:  # perhaps a key published since the last fetch: fetch once more
+                keys = await self.jwks.keys(client.jwks_uri, refresh=True)
+                jwk = self._by_kid(keys, kid)
+        except JwksError as exc:
+            raise AssertionRefused(str(exc)) from None
+        if jwk is not None:
+            return jwk, _rsa_key(jwk)
+        if self.faults.on("auth.assertion_kid_ignored"):
+            for candidate in keys:  # the fault: any key that verifies will do
+                try:
+                    key = _rsa_key(candidate)
+                except AssertionRefused:
+                    continue
+                if signature_ok(alg, key, jws):
+                    return candidate, key
+        if keys and self.faults.on("auth.assertion_signature_not_verified"):
+            return keys[0], _rsa_key(keys[0])  # nothing is verified, so any key is as good
+        raise AssertionRefused("the assertion's kid is not in the client's JWKS")
+
+    def _by_kid(self, keys: list[dict[str, Any]], kid: Any) -> dict[str, Any] | None:
+        if self.faults.on("auth.assertion_first_key_only"):
+            keys = keys[:1]
+        if not isinstance(kid, str) or not kid:
+            return None
+        return next((k for k in keys if k.get("kid") == kid), None)
+
+    # --- the certificate ------------------------------------------------------------------------
+    def _certificate(self, jwk: dict[str, Any], key: RSAPublicKey, now: float) -> None:
+        if "x5c" not in jwk:
+            if self.faults.on("auth.assertion_x5c_not_required"):
+                return
+            raise AssertionRefused("the JWK carries no x5c certificate chain")
+        try:
+            chain = rfc7517.chain_from_jwk(jwk)
+        except ValueError:
+            raise AssertionRefused("the JWK's x5c is not a list of base64 DER certificates") from None
+        if not chain or len(chain) > 10:
+            raise AssertionRefused("the JWK's x5c chain is empty or too long")
+        leaf = chain[0]
+        if not same_key(leaf, key):
+            raise AssertionRefused("the first x5c certificate does not certify the JWK's key")
+        try:
+            moment = datetime.fromtimestamp(now, UTC)
+        except (ValueError, OverflowError, OSError):
+            raise AssertionRefused("the mock clock is beyond what certificates can express") from None
+        if self.faults.on("auth.assertion_chain_not_checked"):
+            if not all(valid_at(cert, moment) for cert in chain):  # validity is still judged
+                raise AssertionRefused("a certificate of the x5c chain is not valid now")
+        elif self.faults.on("auth.assertion_cert_validity_not_checked"):
+            if not chains_to(chain, self.config.trust_roots):  # the chain is still judged
+                raise AssertionRefused("the x5c chain does not lead to a trusted root")
+        else:
+            problem = verify_chain(chain, self.config.trust_roots, moment)
+            if problem:
+                raise AssertionRefused(f"the x5c chain does not verify: {problem}")
+        self._oin(leaf)
+
+    def _oin(self, leaf: x509.Certificate) -> None:
+        if self.faults.on("auth.assertion_oin_not_checked"):
+            return
+        values = leaf.subject.get_attributes_for_oid(NameOID.SERIAL_NUMBER)
+        oin = values[0].value if len(values) == 1 else None
+        if not isinstance(oin, str) or not _OIN.fullmatch(oin):
+            raise AssertionRefused("the certificate subject has no OIN (serialNumber of 20 digits)")
+        customers = self.config.customers.get(oin, ())
+        if not customers:
+            raise AssertionRefused("the certificate's OIN is registered at no customer")
+        if len(customers) > 1 and not self.faults.on("auth.assertion_oin_uniqueness_not_checked"):
+            raise AssertionRefused("the certificate's OIN is registered at more than one customer")
+
+    # --- the claims -------------------------------------------------------------------------------
+    def _claims(self, claims: dict[str, Any], now: float) -> None:
+        aud = claims.get("aud")
+        values = [aud] if isinstance(aud, str) else aud if isinstance(aud, list) else []
+        if not values or not all(isinstance(v, str) for v in values):
+            raise AssertionRefused("the assertion needs an aud")
+        if not self.faults.on("auth.assertion_aud_not_checked") and not set(values) & self.audiences():
+            raise AssertionRefused("aud is not this token endpoint (the seed's form, exactly)")
+        exp = claims.get("exp")
+        if not finite_number(exp):
+            raise AssertionRefused("the assertion needs a numeric exp")
+        if exp <= now and not self.faults.on("auth.assertion_expired_accepted"):
+            raise AssertionRefused("the assertion has expired")
+        if exp - now > self.config.assertion_max_lifetime_s:
+            raise AssertionRefused(f"exp lies more than {self.config.assertion_max_lifetime_s} s ahead")
+        nbf = claims.get("nbf")
+        if nbf is not None and (not finite_number(nbf) or nbf > now + NBF_LEEWAY_S):
+            raise AssertionRefused("nbf is not a number or lies in the future")
+        jti = claims.get("jti")
+        if jti is None or jti == "":
+            if not self.faults.on("auth.assertion_jti_optional"):
+                raise AssertionRefused("the assertion needs a jti")
+        elif not isinstance(jti, str):
+            raise AssertionRefused("jti is not a string")
+
+    def audiences(self) -> set[str]:
+        seed = self.config.audience
+        if self.faults.on("auth.seed_aud_refused"):  # the fault: only the URL form is known
+            match = _AUDIENCE.fullmatch(seed)
+            return {f"https://{match['host']}{match['path']}" if match else f"https://{seed}"}
+        if self.faults.on("auth.assertion_aud_with_protocol_accepted"):
+            return {seed, f"https://{seed}"}
+        return {seed}
+
+    def _remember(self, claims: dict[str, Any], now: float) -> None:
+        jti = claims.get("jti")
+        if not isinstance(jti, str) or not jti or self.faults.on("auth.assertion_replay_accepted"):
+            return
+        key = (str(claims["iss"]), jti)
+        with self._lock:
+            self._seen = {k: until for k, until in self._seen.items() if until > now}
+            if key in self._seen:
+                raise AssertionRefused("this jti was used before: an assertion is single use")
+            self._seen[key] = max(float(claims["exp"]), now) + REPLAY_MARGIN_S
+
+
+def _rsa_key(jwk: dict[str, Any]) -> RSAPublicKey:
+    if jwk.get("alg", "RS256") != "RS256" or jwk.get("use", "sig") != "sig":
+        raise AssertionRefused("the JWK is not an RS256 signing key")
+    try:
+        key = rfc7517.public_key_from_jwk(jwk)
+    except (ValueError, TypeError):
+        raise AssertionRefused("the JWK is not a usable RSA public key") from None
+    if key.key_size < 2048:
+        raise AssertionRefused("the JWK's RSA key is shorter than 2048 bits")
+    return key

@@ -1,0 +1,77 @@
+"""Faults of the mock authorization server: each one a single, named deviation.
+
+The mock asks `faults.on(NAME)` at the one place where the fault misbehaves, so a fault
+changes only what its name says (docs/auth-design.md, "The auth fault catalogue"). The
+checks that prove them name them in conformance/checks/auth/catalogue.py (`proven_by`).
+"""
+
+from __future__ import annotations
+
+from conformance.mocks.faults import Fault, fault
+
+
+def _auth(name: str, description: str) -> Fault:
+    return fault(f"auth.{name}", description, must_trip=set())
+
+
+AUTH_FAULTS: tuple[Fault, ...] = (
+    # --- authorization request and PKCE ---------------------------------------------------
+    _auth("pkce_plain_accepted",
+          "code_challenge_method=plain (and an absent method) is accepted; the verifier is then compared as plain"),
+    _auth("pkce_not_required",
+          "an authorization request without code_challenge gets a code (and its exchange needs no verifier)"),
+    _auth("code_verifier_ignored",
+          "the token endpoint does not compare the verifier with the challenge (missing or wrong verifier accepted)"),
+    _auth("verifier_syntax_not_checked",
+          "a verifier of the wrong length or with bad characters is accepted when it hashes to the challenge"),
+    _auth("code_reusable", "a code can be exchanged more than once"),
+    _auth("code_reuse_keeps_tokens", "a reused code is refused, but the tokens issued from it stay valid"),
+    _auth("code_never_expires", "codes are accepted after their lifetime"),
+    _auth("redirect_uri_not_compared", "the token endpoint ignores redirect_uri"),
+    _auth("authorize_redirects_anywhere", "the authorize endpoint redirects to an unregistered redirect_uri"),
+    _auth("client_secret_not_checked", "a wrong client_secret is accepted (code exchange and refresh)"),
+    _auth("state_mangled", "state comes back decoded and re-encoded differently ('+' becomes a space)"),
+    _auth("consent_not_remembered", "the consent form is shown on every authorization"),
+    _auth("role_not_checked", "a user without the role Aanbieder M2M gets a code"),
+    # --- the token response ----------------------------------------------------------------
+    _auth("expires_in_not_3600", "expires_in is 7200"),
+    _auth("scope_missing_in_token_response", "token responses carry no scope"),
+    _auth("no_store_missing", "token responses carry no Cache-Control: no-store"),
+    _auth("pragma_missing", "token responses carry no Pragma: no-cache"),
+    _auth("token_content_type_no_charset", "token responses are application/json without the seed's charset"),
+    # not in the contract's table: asked for by conformance/checks/auth/catalogue.py (token.media_type_json)
+    _auth("token_served_as_text", "token responses are served as text/plain;charset=UTF-8 (the JSON body unchanged)"),
+    _auth("token_errors_not_rfc6749", "token errors are 400 {\"error\": \"invalid_request\"} whatever the cause"),
+    # --- refresh -----------------------------------------------------------------------------
+    _auth("refresh_grant_unsupported", "grant_type=refresh_token is answered unsupported_grant_type"),
+    _auth("refresh_never_expires", "refresh tokens are accepted after 604800 s"),
+    # --- client credentials and the assertion ------------------------------------------------
+    _auth("cc_refresh_token_issued", "client-credentials responses carry a refresh_token"),
+    _auth("assertion_replay_accepted", "a jti is not remembered"),
+    _auth("assertion_expired_accepted", "exp is not checked"),
+    _auth("assertion_aud_with_protocol_accepted",
+          "https://{auth_host}:443/auth/oauth/v2/token is accepted besides the seed's form"),
+    _auth("assertion_aud_not_checked", "any aud is accepted"),
+    _auth("assertion_iss_sub_not_compared", "iss different from sub is accepted (sub picks the client)"),
+    _auth("assertion_kid_ignored", "an unknown kid is accepted when any key of the JWKS verifies"),
+    _auth("assertion_signature_not_verified", "the signature is not verified (other key, tampered payload accepted)"),
+    _auth("assertion_alg_none_accepted", "alg: none is accepted"),
+    _auth("assertion_hs256_public_key_accepted", "alg: HS256 keyed with the client's public key (PEM) is accepted"),
+    _auth("assertion_jti_optional", "an assertion without jti is accepted"),
+    _auth("assertion_x5c_not_required", "a JWK without x5c is accepted"),
+    _auth("assertion_chain_not_checked", "a certificate from another root is accepted"),
+    _auth("assertion_cert_validity_not_checked", "an expired certificate is accepted"),
+    _auth("assertion_oin_not_checked", "an OIN that no customer registered is accepted"),
+    _auth("assertion_oin_uniqueness_not_checked", "an OIN registered at two customers is accepted"),
+    _auth("assertion_first_key_only", "only the first key of the JWKS is used (the rotated key is refused)"),
+    _auth("seed_aud_refused",
+          "only https://{auth_host}/auth/oauth/v2/token is accepted as aud (the seed's form is refused)"),
+    # --- the resource servers ----------------------------------------------------------------
+    _auth("resource_rejects_valid_token", "resource servers answer 401 to every token"),
+    _auth("resource_open", "resource servers answer 200 without a token"),
+    _auth("resource_accepts_expired_token", "resource servers ignore exp"),
+    _auth("resource_token_not_verified", "resource servers do not verify the token signature"),
+    _auth("resource_scope_not_checked", "resource servers ignore the scope"),
+    _auth("www_authenticate_missing", "401 answers carry no WWW-Authenticate"),
+    _auth("filing_wsdl_not_xml", "the filing WSDL is served as application/json"),
+)

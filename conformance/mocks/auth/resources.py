@@ -1,0 +1,112 @@
+"""The two resource servers behind the mock (seed part 4; RFC 6750): the filing API's WSDL
+(scope `registry.cto.aanbieden.verzoeken`, text/xml) and the inquiry API (scope
+`registry-inzage`, JSON). A token is judged by signature, issuer, `exp` at the mock clock,
+revocation and scope; refusals carry a Bearer challenge (RFC 6750 3).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from conformance.mocks.auth.config import FILING_SCOPE, INQUIRY_SCOPE
+from conformance.mocks.auth.state import AuthMock
+
+REALM = 'Bearer realm="registry"'
+_B64TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
+
+FILING_WSDL = b"""<?xml version="1.0" encoding="UTF-8"?>
+<wsdl:definitions xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/"
+    xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/"
+    xmlns:tns="urn:registry:aanbiedenverzoeken:v1"
+    targetNamespace="urn:registry:aanbiedenverzoeken:v1" name="AanbiedenVerzoeken">
+  <wsdl:types>
+    <xsd:schema xmlns:xsd="http://www.w3.org/2001/XMLSchema" targetNamespace="urn:registry:aanbiedenverzoeken:v1"
+        elementFormDefault="qualified">
+      <xsd:element name="AanbiedenVerzoek" type="xsd:string"/>
+      <xsd:element name="AanbiedenVerzoekResponse" type="xsd:string"/>
+    </xsd:schema>
+  </wsdl:types>
+  <wsdl:message name="AanbiedenVerzoekRequest"><wsdl:part name="body" element="tns:AanbiedenVerzoek"/></wsdl:message>
+  <wsdl:message name="AanbiedenVerzoekResponse"><wsdl:part name="body" element="tns:AanbiedenVerzoekResponse"/></wsdl:message>
+  <wsdl:portType name="AanbiedenVerzoekenPortType">
+    <wsdl:operation name="AanbiedenVerzoek">
+      <wsdl:input message="tns:AanbiedenVerzoekRequest"/>
+      <wsdl:output message="tns:AanbiedenVerzoekResponse"/>
+    </wsdl:operation>
+  </wsdl:portType>
+  <wsdl:binding name="AanbiedenVerzoekenBinding" type="tns:AanbiedenVerzoekenPortType">
+    <soap:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
+    <wsdl:operation name="AanbiedenVerzoek">
+      <soap:operation soapAction="urn:registry:aanbiedenverzoeken:v1/AanbiedenVerzoek"/>
+      <wsdl:input><soap:body use="literal"/></wsdl:input>
+      <wsdl:output><soap:body use="literal"/></wsdl:output>
+    </wsdl:operation>
+  </wsdl:binding>
+  <wsdl:service name="AanbiedenVerzoekenService">
+    <wsdl:port name="AanbiedenVerzoekenPort" binding="tns:AanbiedenVerzoekenBinding">
+      <soap:address location="http://127.0.0.1/filing/aanbiedenverzoeken/v1"/>
+    </wsdl:port>
+  </wsdl:service>
+</wsdl:definitions>
+"""
+
+
+def _filing(mock: AuthMock, claims: dict) -> Response:
+    media_type = "application/json" if mock.on("auth.filing_wsdl_not_xml") else "text/xml"
+    return Response(FILING_WSDL, media_type=media_type)
+
+
+def _inquiry(mock: AuthMock, claims: dict) -> Response:
+    body = {"api": "registry-inzage", "version": "v6", "client_id": claims.get("client_id"), "resultaten": []}
+    return Response(json.dumps(body).encode(), media_type="application/json")
+
+
+async def filing(mock: AuthMock, request: Request) -> Response:
+    return _protected(mock, request, FILING_SCOPE, _filing)
+
+
+async def inquiry(mock: AuthMock, request: Request) -> Response:
+    return _protected(mock, request, INQUIRY_SCOPE, _inquiry)
+
+
+def _protected(mock: AuthMock, request: Request, scope: str,
+               serve: Callable[[AuthMock, dict], Response]) -> Response:
+    if request.method not in ("GET", "HEAD"):
+        return _error(mock, 405, None, {"Allow": "GET"})
+    values = request.headers.getlist("authorization")
+    if len(values) > 1:
+        return _error(mock, 400, 'error="invalid_request"')
+    scheme, _, token = values[0].strip().partition(" ") if values else ("", "", "")
+    if scheme.lower() != "bearer":  # no credentials for this scheme: no error code (RFC 6750 3)
+        if mock.on("auth.resource_open"):
+            return serve(mock, {})
+        return _error(mock, 401, None)
+    token = token.strip()
+    if not _B64TOKEN.fullmatch(token):
+        return _error(mock, 401, 'error="invalid_token"')
+    claims = mock.tokens.decode_access(token, verify_signature=not mock.on("auth.resource_token_not_verified"))
+    if claims is None:
+        return _error(mock, 401, 'error="invalid_token"')
+    if claims["exp"] <= mock.now() and not mock.on("auth.resource_accepts_expired_token"):
+        return _error(mock, 401, 'error="invalid_token"')
+    if mock.tokens.access_revoked(claims):
+        return _error(mock, 401, 'error="invalid_token"')
+    if scope not in claims["scope"].split() and not mock.on("auth.resource_scope_not_checked"):
+        return _error(mock, 403, f'error="insufficient_scope", scope="{scope}"')
+    if mock.on("auth.resource_rejects_valid_token"):
+        return _error(mock, 401, 'error="invalid_token"')
+    return serve(mock, claims)
+
+
+def _error(mock: AuthMock, status: int, params: str | None, headers: dict[str, str] | None = None) -> Response:
+    headers = dict(headers or {})
+    if status != 405 and not (status == 401 and mock.on("auth.www_authenticate_missing")):
+        headers["WWW-Authenticate"] = f"{REALM}, {params}" if params else REALM
+    error = params.split('"')[1] if params else ("method_not_allowed" if status == 405 else "unauthorized")
+    return Response(json.dumps({"error": error}).encode(), status_code=status, headers=headers,
+                    media_type="application/json")
