@@ -1,8 +1,11 @@
 """The `conformance` command: a thin layer over the library and the pytest plugin.
 
-    conformance run      [--profile P] [--suite address ...] [--report-dir D] [--mock-fault F ...] [-- PYTEST_ARGS]
+    conformance run      [--profile P] [--suite address|auth|soap ...] [--report-dir D] [--mock-fault F ...] [-- PYTEST_ARGS]
     conformance mock     [--profile P] [--fault F ...] | --list-faults
     conformance profiles
+    conformance soap validate FILE...
+    conformance pki init --out DIR | pki show DIR
+    conformance report [RUN_DIR] [--open] | diff OLD_RUN NEW_RUN
 
 Exit codes: 0 every MUST check passed; 1 a MUST check failed; 2 usage or configuration
 error; 3 an environment was unreachable.
@@ -18,9 +21,12 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from conformance.auth.pki_cli import add_pki_commands
 from conformance.errors import ConfigError, ExitCode, HarnessError
 from conformance.mocks import faults as fault_catalogue
 from conformance.profiles import REPO_ROOT, load_profile, shipped_profiles
+from conformance.reporting.cli import add_report_commands
+from conformance.soap.cli import add_soap_commands
 
 SUITES = ("address", "auth", "soap")
 
@@ -51,24 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
     profiles = commands.add_parser("profiles", help="list the shipped profiles")
     profiles.set_defaults(handler=cmd_profiles)
 
-    try:
-        from conformance.soap.cli import add_soap_commands
-    except ImportError:  # the SOAP part is optional until it lands
-        pass
-    else:
-        add_soap_commands(commands)
-    try:
-        from conformance.auth.pki_cli import add_pki_commands
-    except ImportError:  # the test PKI commands are optional until they land
-        pass
-    else:
-        add_pki_commands(commands)
-    try:
-        from conformance.reporting.cli import add_report_commands
-    except ImportError:  # the report commands are optional until they land
-        pass
-    else:
-        add_report_commands(commands)
+    add_soap_commands(commands)
+    add_pki_commands(commands)
+    add_report_commands(commands)
     return parser
 
 
@@ -155,6 +146,11 @@ def cmd_mock(args: argparse.Namespace) -> int:
         _write_keys(keys_file, cluster.secrets)
         for name, url in cluster.urls.items():
             print(f"{name}: {url}")
+        auth = cluster.samples.get("auth", {})
+        if auth:
+            print(f"  filing API: {auth['filing_base']}  inquiry API: {auth['inquiry_base']}  aud: {auth['audience']}")
+            clients = ", ".join(f"{k.removeprefix('client.')}={v}" for k, v in auth.items() if k.startswith("client."))
+            print(f"  clients: {clients}; test PKI (signing keys): {auth['pki_dir']}")
         if args.fault:
             print(f"faults on: {', '.join(args.fault)}")
         print(f"API keys written to {keys_file} (source it, or copy it to .env). Ctrl-C stops.", flush=True)

@@ -22,6 +22,7 @@ from conformance.auth.rfc6749 import TokenEndpoint, TokenResult, authorize_url
 from conformance.errors import NotApplicable
 from conformance.http.client import ApiClient
 from conformance.http.exchange import Exchange
+from conformance.reporting.allure import step
 
 FILING_SCOPE = "registry.cto.aanbieden.verzoeken"
 INQUIRY_SCOPE = "registry-inzage"
@@ -142,7 +143,8 @@ class AuthFlows:
     def advance(self, seconds: float) -> None:
         if self.targets.clock is None:
             raise NotApplicable("this environment has no clock to move")
-        self.targets.clock.advance(seconds)
+        with step(f"let {seconds:g} s pass"):
+            self.targets.clock.advance(seconds)
 
     # --- authorization code with PKCE ------------------------------------------------------
     def authorize(
@@ -164,7 +166,7 @@ class AuthFlows:
             self.targets.auth_url, client_id=client_id, redirect_uri=redirect, scope=scope, state=state,
             nonce=secrets.token_urlsafe(24), code_challenge=challenge, code_challenge_method=method, extra=extra,
         )
-        with self._browser_factory() as browser:
+        with step(f"authorize {client_id} ({scope}), log in, consent, catch the redirect"), self._browser_factory() as browser:
             result = driver.authorize(browser, url, redirect)
         return Authorization(result, client_id, redirect, state, verifier)
 
@@ -174,13 +176,14 @@ class AuthFlows:
     ) -> TokenResult:
         if client_secret is DEFAULT:
             client_secret = self.targets.secret("client_secret") if client == "confidential" else None
-        return self.token.exchange_code(
-            code=authz.code if code is DEFAULT else code,
-            client_id=authz.client_id,
-            redirect_uri=authz.redirect_uri if redirect_uri is DEFAULT else redirect_uri,
-            code_verifier=authz.verifier if verifier is DEFAULT else verifier,
-            client_secret=client_secret,
-        )
+        with step(f"exchange the code ({authz.client_id})"):
+            return self.token.exchange_code(
+                code=authz.code if code is DEFAULT else code,
+                client_id=authz.client_id,
+                redirect_uri=authz.redirect_uri if redirect_uri is DEFAULT else redirect_uri,
+                code_verifier=authz.verifier if verifier is DEFAULT else verifier,
+                client_secret=client_secret,
+            )
 
     def code_tokens(self, *, client: str = "confidential") -> tuple[Authorization | None, TokenResult]:
         """The happy path up to the token response; a refused step is not applicable here.
@@ -201,9 +204,10 @@ class AuthFlows:
     def refresh(self, refresh_token: str, *, client_secret: str | None = DEFAULT) -> TokenResult:
         if client_secret is DEFAULT:
             client_secret = self.targets.secret("client_secret")
-        return self.token.refresh(
-            refresh_token=refresh_token, client_id=self.targets.client("confidential"), client_secret=client_secret
-        )
+        with step("refresh"):
+            return self.token.refresh(
+                refresh_token=refresh_token, client_id=self.targets.client("confidential"), client_secret=client_secret
+            )
 
     # --- client credentials with a JWT assertion -----------------------------------------------
     def assertion(
@@ -219,7 +223,8 @@ class AuthFlows:
         )
 
     def client_credentials(self, assertion: str, *, scope: str = INQUIRY_SCOPE) -> TokenResult:
-        return self.token.client_credentials(assertion=assertion, scope=scope)
+        with step(f"request a token with a client assertion ({scope})"):
+            return self.token.client_credentials(assertion=assertion, scope=scope)
 
     def cc_token(self) -> TokenResult:
         result = self.client_credentials(self.assertion())
@@ -236,4 +241,5 @@ class AuthFlows:
 
     def _call(self, url: str, token: str | None, scheme: str) -> Exchange:
         headers = {"Authorization": f"{scheme} {token}"} if token is not None else {}
-        return self.api.request("GET", url, headers=headers)
+        with step(f"call {url.rsplit('/', 2)[-2]}/{url.rsplit('/', 1)[-1]} " + ("with a token" if token else "without a token")):
+            return self.api.request("GET", url, headers=headers)

@@ -82,3 +82,9 @@ def render_exchange(ex: Exchange, body_limit: int = 20_000) -> str:
             body = json.dumps(ex.json, indent=2, ensure_ascii=False)
         lines += ["", body]
     return "\n".join(lines)
+
+
+def step(title: str):
+    """A named step of a multi-step flow (authorize, log in, exchange, use, refresh).
+    Outside a running test it records nothing."""
+    return allure.step(title)
