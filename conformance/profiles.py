@@ -36,6 +36,12 @@ AUTH_CLIENTS = (
     "confidential", "public", "client_credentials",
     "no_x5c", "untrusted", "expired", "unregistered_oin", "twice_oin",
 )
+# How a client authenticates to the SOAP message service (the seed: "not shown").
+SOAP_AUTH_KINDS = ("none", "basic", "client_certificate")
+SOAP_SECRETS = ("username", "password")  # HTTP basic
+# The time-out of the soap.response.answered_in_time probe against a mock (a real
+# environment's default is its timeout_s).
+SOAP_MOCK_RESPONSE_TIME_S = 2.0
 _ENV_NAME = {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}
 _URL = {"type": "string", "pattern": "^https?://"}
 
@@ -146,6 +152,23 @@ PROFILE_SCHEMA: dict[str, Any] = {
                         "soap_action_base": {"type": "string", "minLength": 1},
                         "wsdl": {"type": "string", "minLength": 1},
                         "timeout_s": {"type": "number", "exclusiveMinimum": 0},
+                        "response_time_s": {"type": "number", "exclusiveMinimum": 0},
+                        "auth": {
+                            "type": "object",
+                            "additionalProperties": False,
+                            "properties": {
+                                "kind": {"type": "string", "enum": list(SOAP_AUTH_KINDS)},
+                                "client_cert": {"type": "string", "minLength": 1},
+                                "client_key": {"type": "string", "minLength": 1},
+                                "ca_file": {"type": "string", "minLength": 1},
+                                "mock_kind": {"type": "string", "enum": list(SOAP_AUTH_KINDS)},
+                            },
+                        },
+                        "secrets": {
+                            "type": "object",
+                            "additionalProperties": False,
+                            "properties": {name: _ENV_NAME for name in SOAP_SECRETS},
+                        },
                     },
                 },
             },
@@ -233,6 +256,17 @@ class SoapService:
     soap_action_base: str
     wsdl: str | None  # the WSDL the register hands out (path, resolved); None: the shipped one
     timeout_s: float
+    # How the client authenticates: "none", "basic" (secret_env username/password) or
+    # "client_certificate" (client_cert + client_key, a TLS client certificate).
+    auth_kind: str = "none"
+    secret_env: dict[str, str] = field(default_factory=dict)  # SOAP_SECRETS name -> env var
+    client_cert: str | None = None  # PEM files (resolved); a mock supplies its own when absent
+    client_key: str | None = None
+    ca_file: str | None = None  # CA bundle that verifies an https endpoint; None: the system's
+    # What the local mock demands (default: auth_kind); another value proves the checks.
+    mock_auth_kind: str = "none"
+    # A valid request must be answered within this (soap.response.answered_in_time).
+    response_time_s: float = 10.0
 
 
 @dataclass(frozen=True)
@@ -363,13 +397,7 @@ def _build(raw: dict[str, Any], path: Path) -> Profile:
             if not wsdl_path.is_file():
                 raise ConfigError(f"{path}: services.soap.wsdl: file not found: {wsdl_path}")
             wsdl = str(wsdl_path)
-        soap = SoapService(
-            mock=svc["mock"],
-            base_url=svc.get("url"),
-            soap_action_base=svc.get("soap_action_base", "urn:registry:graafbericht"),
-            wsdl=wsdl,
-            timeout_s=float(svc.get("timeout_s", 10.0)),
-        )
+        soap = _build_soap(svc, path, wsdl)
     auth = _build_auth(services["auth"], path) if "auth" in services else None
     fuzz = raw.get("fuzz", {})
     return Profile(
@@ -382,6 +410,56 @@ def _build(raw: dict[str, Any], path: Path) -> Profile:
         limits=Limits(**raw.get("limits", {})),
         safety=Safety(**raw.get("safety", {})),
         fuzz=FuzzSettings(**fuzz),
+    )
+
+
+def _build_soap(svc: dict[str, Any], path: Path, wsdl: str | None) -> SoapService:
+    auth = svc.get("auth", {})
+    kind = auth.get("kind", "none")
+    secret_env = dict(svc.get("secrets", {}))
+    if kind == "basic":
+        for name in SOAP_SECRETS:
+            if name not in secret_env:
+                raise ConfigError(
+                    f"{path}: missing required key services.soap.secrets.{name} (services.soap.auth.kind is basic)"
+                )
+    files: dict[str, str | None] = {}
+    for key in ("client_cert", "client_key", "ca_file"):
+        given = auth.get(key)
+        if given is not None:
+            resolved = (path.parent / given).resolve()
+            if not resolved.is_file():
+                raise ConfigError(f"{path}: services.soap.auth.{key}: file not found: {resolved}")
+            given = str(resolved)
+        files[key] = given
+    if (files["client_cert"] is None) != (files["client_key"] is None):
+        missing = "client_key" if files["client_key"] is None else "client_cert"
+        raise ConfigError(f"{path}: missing required key services.soap.auth.{missing} (client_cert and client_key go together)")
+    if kind == "client_certificate" and not svc["mock"] and files["client_cert"] is None:
+        # A mock makes its own test certificates; a real service needs the operator's.
+        raise ConfigError(
+            f"{path}: missing required key services.soap.auth.client_cert (services.soap.auth.kind is client_certificate)"
+        )
+    timeout_s = float(svc.get("timeout_s", 10.0))
+    default_response_time = min(SOAP_MOCK_RESPONSE_TIME_S, timeout_s) if svc["mock"] else timeout_s
+    response_time_s = float(svc.get("response_time_s", default_response_time))
+    if response_time_s > timeout_s:
+        raise ConfigError(
+            f"{path}: key services.soap.response_time_s: {response_time_s:g} exceeds services.soap.timeout_s ({timeout_s:g})"
+        )
+    return SoapService(
+        mock=svc["mock"],
+        base_url=svc.get("url"),
+        soap_action_base=svc.get("soap_action_base", "urn:registry:graafbericht"),
+        wsdl=wsdl,
+        timeout_s=timeout_s,
+        auth_kind=kind,
+        secret_env=secret_env,
+        client_cert=files["client_cert"],
+        client_key=files["client_key"],
+        ca_file=files["ca_file"],
+        mock_auth_kind=auth.get("mock_kind", kind),
+        response_time_s=response_time_s,
     )
 
 

@@ -153,7 +153,10 @@ def _prepare_run(config: pytest.Config) -> RunState:
     for name, service in profile.services.items():
         if not service.mock:
             assert service.base_url is not None
-            probe(service.base_url, timeout_s=min(service.timeout_s, 10.0))
+            client_cert, client_key = getattr(service, "client_cert", None), getattr(service, "client_key", None)
+            probe(service.base_url, timeout_s=min(service.timeout_s, 10.0),
+                  cert=(client_cert, client_key) if client_cert and client_key else None,
+                  verify=getattr(service, "ca_file", None) or True)
             state.urls[name] = service.base_url
     if profile.uses_mock:
         from conformance.mocks.launcher import MockCluster
@@ -280,19 +283,45 @@ def soap_service(pytestconfig: pytest.Config, conformance_state: RunState, profi
     service = profile.soap
     if service is None or "soap" not in conformance_state.urls:
         pytest.skip(f"profile {profile.name} has no SOAP message service")
+    from functools import partial
+
+    from conformance.checks.soap.endpoint import SoapServiceEndpoint
     from conformance.http.client import ApiClient, Pacer
-    from conformance.http.soap import SoapEndpoint
     from conformance.soap import SHIPPED_WSDL
 
     url = conformance_state.urls["soap"]
-    client = ApiClient(
+    # [services.soap.auth]: HTTP basic credentials from the run's secrets (so the redactor
+    # knows them), a TLS client certificate and the CA verifying the server from the
+    # profile, or from the launcher when a mock made its own test certificates.
+    made = conformance_state.samples.get("soap", {})
+    options: dict[str, Any] = {"timeout_s": service.timeout_s}
+    if service.auth_kind == "basic":
+        values = []
+        for name in ("username", "password"):
+            env_var = service.secret_env[name]
+            value = conformance_state.secrets.get(env_var)
+            if not value:
+                raise ConfigError(f"environment variable {env_var} is not set (it holds the soap {name})")
+            values.append(value)
+        options["auth"] = (values[0], values[1])
+    cert, key = service.client_cert or made.get("client_cert"), service.client_key or made.get("client_key")
+    if service.auth_kind == "client_certificate" and cert and key:
+        options["cert"] = (cert, key)
+    ca_file = service.ca_file or made.get("ca_file")
+    if ca_file:
+        options["verify"] = ca_file
+    make_client = partial(
+        ApiClient,
         url,
         redactor=redactor,
         recorder=pytestconfig.stash[_RECORDER],
         pacer=Pacer(profile.limits.requests_per_second, profile.limits.request_budget),
-        timeout_s=service.timeout_s,
     )
-    endpoint = SoapEndpoint(url, service.soap_action_base, Path(service.wsdl) if service.wsdl else SHIPPED_WSDL, client)
+    endpoint = SoapServiceEndpoint(
+        url, service.soap_action_base, Path(service.wsdl) if service.wsdl else SHIPPED_WSDL, make_client(**options),
+        auth_kind=service.auth_kind, response_time_s=service.response_time_s, client_options=options,
+        make_client=make_client,
+    )
     yield endpoint
     endpoint.close()
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.profiles import SHIPPED_PROFILES, REPO_ROOT
+from conformance.profiles import REPO_ROOT, SHIPPED_PROFILES
 
 
 @pytest.mark.parametrize("lifetime", [30, 300])

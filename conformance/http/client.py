@@ -6,6 +6,7 @@ Recorder before any caller sees it, so nothing unredacted can reach a report.
 
 from __future__ import annotations
 
+import ssl
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -79,7 +80,12 @@ class ApiClient:
         timeout_s: float = 10.0,
         default_headers: Mapping[str, str] | None = None,
         on_response: Callable[[httpx.Response], None] | None = None,
+        auth: tuple[str, str] | None = None,
+        cert: tuple[str, str] | None = None,
+        verify: str | bool = True,
     ) -> None:
+        """`auth`: HTTP basic (username, password); `cert`: a TLS client certificate
+        (certificate file, key file); `verify`: a CA bundle file for https, or a bool."""
         self.base_url = base_url.rstrip("/")
         self._redactor = redactor
         self._recorder = recorder
@@ -90,6 +96,8 @@ class ApiClient:
             headers=dict(default_headers or {}),
             follow_redirects=False,
             trust_env=False,  # never route loopback traffic through a proxy
+            auth=httpx.BasicAuth(*auth) if auth is not None else None,
+            verify=_tls_context(cert, verify),
         )
 
     def close(self) -> None:
@@ -170,6 +178,20 @@ class ApiClient:
         return self.request("GET", path, **kwargs)  # type: ignore[arg-type]
 
 
+def _tls_context(cert: tuple[str, str] | None, verify: str | bool) -> ssl.SSLContext | bool:
+    """httpx's `verify`: a plain bool unless a CA file or a client certificate is given
+    (httpx 0.28 takes those only through an SSLContext)."""
+    if cert is None and not isinstance(verify, str):
+        return verify
+    context = ssl.create_default_context(cafile=verify if isinstance(verify, str) else None)
+    if verify is False:
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    if cert is not None:
+        context.load_cert_chain(certfile=cert[0], keyfile=cert[1])
+    return context
+
+
 def _read_bounded(response: httpx.Response) -> tuple[bytes, bool]:
     chunks: list[bytes] = []
     size = 0
@@ -185,10 +207,14 @@ def _origin(url: httpx.URL) -> str:
     return f"{url.scheme}://{url.host}" + (f":{url.port}" if url.port else "")
 
 
-def probe(base_url: str, timeout_s: float = 5.0) -> None:
-    """Raise UnreachableError when nothing answers at base_url. Any HTTP answer is fine."""
+def probe(
+    base_url: str, timeout_s: float = 5.0, *, cert: tuple[str, str] | None = None, verify: str | bool = True
+) -> None:
+    """Raise UnreachableError when nothing answers at base_url. Any HTTP answer is fine.
+    `cert`/`verify` as for ApiClient: a server that demands a client certificate, or has a
+    private CA, must not look unreachable."""
     try:
-        with httpx.Client(timeout=timeout_s, trust_env=False) as client:
+        with httpx.Client(timeout=timeout_s, trust_env=False, verify=_tls_context(cert, verify)) as client:
             client.get(base_url)
     except httpx.TransportError as exc:
         raise UnreachableError(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import ssl
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,12 +28,29 @@ LIMITED_RATE = (5, 60)  # 5 requests per 60 s window: a burst of 6 is refused
 QUOTA_DAY_LIMIT = 25
 
 
+@dataclass(frozen=True)
+class TlsOptions:
+    """TLS for a mock server: its certificate and key, and, with `client_ca`, a client
+    certificate issued by that CA is required for the handshake (mutual TLS)."""
+
+    certfile: str
+    keyfile: str
+    client_ca: str | None = None
+
+    def uvicorn_kwargs(self) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"ssl_certfile": self.certfile, "ssl_keyfile": self.keyfile}
+        if self.client_ca is not None:
+            kwargs.update(ssl_ca_certs=self.client_ca, ssl_cert_reqs=ssl.CERT_REQUIRED)
+        return kwargs
+
+
 class ServerThread:
     """One uvicorn server in a daemon thread; `start()` returns once it listens."""
 
-    def __init__(self, app: Any, name: str) -> None:
+    def __init__(self, app: Any, name: str, *, ssl: TlsOptions | None = None) -> None:
         config = uvicorn.Config(
-            app, host="127.0.0.1", port=0, log_level="warning", lifespan="off", access_log=False
+            app, host="127.0.0.1", port=0, log_level="warning", lifespan="off", access_log=False,
+            **(ssl.uvicorn_kwargs() if ssl is not None else {}),
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, name=f"mock-{name}", daemon=True)
@@ -118,13 +136,43 @@ class MockCluster:
         return port
 
     def start_soap(self, soap_action_base: str) -> str:
+        """Start the SOAP mock, demanding what the profile's `[services.soap.auth]` asks of
+        it (`mock_kind`, default `kind`): nothing, HTTP basic credentials (generated like
+        the API keys, under the profile's `secrets` names), or a TLS client certificate
+        (https with the test certificates of conformance/mocks/soap/tls.py). Where the
+        client finds the certificates and the CA goes to `samples["soap"]`."""
         from conformance.mocks.soap.app import SoapMockConfig, create_app
+        from conformance.mocks.soap.tls import ensure_test_tls
 
-        config = SoapMockConfig(soap_action_base=soap_action_base)
-        server = ServerThread(create_app(config, self.faults), "soap")
+        service = self.profile.soap
+        demands = service.mock_auth_kind if service is not None else "none"
+        secret_env = service.secret_env if service is not None else {}
+        self._generate_keys(secret_env)
+        credentials = None
+        if demands == "basic":
+            if {"username", "password"} <= secret_env.keys():
+                credentials = (self.secrets[secret_env["username"]], self.secrets[secret_env["password"]])
+            else:  # the profile sends none: credentials nobody knows
+                credentials = ("mock-soap-user", secrets.token_hex(12))
+        # Longer than the harness's response-time limit, shorter than its time-out.
+        limit, timeout = (service.response_time_s, service.timeout_s) if service is not None else (2.0, 10.0)
+        hang_s = min(limit + 1.0, (limit + timeout) / 2) if timeout > limit else limit + 1.0
+        config = SoapMockConfig(soap_action_base=soap_action_base, basic_credentials=credentials, hang_s=hang_s)
+        tls = None
+        scheme = "http"
+        if demands == "client_certificate":
+            files = ensure_test_tls()
+            tls = TlsOptions(str(files.server_cert), str(files.server_key), client_ca=str(files.ca_file))
+            scheme = "https"
+            self.samples["soap"] = {
+                "ca_file": str(files.ca_file),
+                "client_cert": str(files.client_cert),
+                "client_key": str(files.client_key),
+            }
+        server = ServerThread(create_app(config, self.faults), "soap", ssl=tls)
         port = server.start()
         self._servers.append(server)
-        return f"http://127.0.0.1:{port}{config.path}"
+        return f"{scheme}://127.0.0.1:{port}{config.path}"
 
     def start_address(self, *, maintenance: bool = False) -> str:
         """Start an address mock (another instance when called again) and return its base URL."""

@@ -107,6 +107,23 @@ RESPONSE_NO_DTD = define(
     severity=Severity.MUST, suite=SUITE, feature=_HARDENING,
 ).id
 
+RESPONSE_IN_TIME = define(
+    "soap.response.answered_in_time",
+    "A schema-valid request is answered within the profile's response-time limit "
+    "(services.soap.response_time_s); a time-out is a finding, reported with the time waited",
+    requirements=("SOAP-8.response-time",),
+    severity=Severity.SHOULD, suite=SUITE, feature=_HARDENING,
+).id
+
+# --------------------------------------------------------------------------- authentication
+AUTH_CREDENTIALS_REQUIRED = define(
+    "soap.auth.credentials_required",
+    "Does the endpoint answer a schema-valid request sent without credentials (no HTTP "
+    "basic credentials, no client certificate)? Measured, with the profile's auth kind",
+    requirements=("SOAP-5.5",),
+    severity=Severity.OBSERVATION, suite=SUITE, feature="part 5 / authentication",
+).id
+
 # --------------------------------------------------------------------------- bad requests
 REJECT_SCHEMA_INVALID = define(
     "soap.request.schema_invalid_rejected",
@@ -191,9 +208,10 @@ REJECTION_CHECKS = frozenset(
 RESPONSE_CHECKS = frozenset(
     {
         RESPONSE_STATUS_OK, RESPONSE_CONTENT_TYPE, RESPONSE_ENVELOPE, RESPONSE_BODY_ELEMENT,
-        RESPONSE_SCHEMA_VALID, RESPONSE_REFERS_TO_REQUEST, RESPONSE_NO_DTD,
+        RESPONSE_SCHEMA_VALID, RESPONSE_REFERS_TO_REQUEST, RESPONSE_NO_DTD, RESPONSE_IN_TIME,
     }
 )  # fmt: skip
+AUTH_CHECKS = frozenset({AUTH_CREDENTIALS_REQUIRED})
 FAULT_CHECKS = frozenset({FAULT_HTTP_500, FAULT_SOAP_ENVELOPE, FAULT_STRUCTURE})
 WSDL_CHECKS = frozenset(
     {
@@ -201,4 +219,4 @@ WSDL_CHECKS = frozenset(
         WSDL_SERVICE_PORT, WSDL_TYPES_VERSION,
     }
 )  # fmt: skip
-ALL_CHECKS = REJECTION_CHECKS | RESPONSE_CHECKS | FAULT_CHECKS | WSDL_CHECKS
+ALL_CHECKS = REJECTION_CHECKS | RESPONSE_CHECKS | FAULT_CHECKS | WSDL_CHECKS | AUTH_CHECKS

@@ -6,17 +6,26 @@ with a SOAP 1.1 Fault, HTTP 500, `text/xml; charset=utf-8` (`Client` for the req
 fault, `VersionMismatch` for another envelope namespace as SOAP 1.1 4.1.2 requires,
 `Server` for our own); never a stack trace or an HTML page. GET {path}?wsdl serves the WSDL
 with the address and the action base filled in; the types schema sits next to it.
+
+With `basic_credentials` set, every request to the endpoint needs them (RFC 7617): without
+or with wrong ones it gets HTTP 401 with a `WWW-Authenticate: Basic` challenge and a Client
+Fault body. A TLS client certificate is demanded by the server socket (the launcher's
+`ServerThread(ssl=...)`), before any request reaches the app.
 """
 
 from __future__ import annotations
 
+import asyncio
+import base64
+import binascii
+import hmac
 import logging
 import posixpath
 from dataclasses import dataclass
 
 from lxml import etree
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
@@ -45,21 +54,30 @@ class SoapMockConfig:
     path: str = "/netbeheerder/graafbericht"
     soap_action_base: str = "urn:registry:graafbericht"
     max_body_bytes: int = 512_000
+    # HTTP basic credentials the service demands (username, password); None: none.
+    # (A TLS client certificate is demanded by the server socket: see the launcher.)
+    basic_credentials: tuple[str, str] | None = None
+    realm: str = "RegistryNetbeheerderGraafBerichtService"
+    # How long the first request of a new connection waits under `soap.response_hangs`:
+    # longer than the harness's response-time limit, shorter than its time-out.
+    hang_s: float = 3.0
 
 
 class SoapFault(Exception):
     """Raised while handling a request; becomes a Fault response."""
 
     def __init__(
-        self, code: str, message: str, detail: tuple[str, ...] = (), *, status: int = 500, refusal: str = ""
+        self, code: str, message: str, detail: tuple[str, ...] = (), *, status: int = 500, refusal: str = "",
+        headers: dict[str, str] | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.detail = detail
-        self.status = status  # 500 for every Fault (SOAP 1.1 6.2), 405 for a wrong method
+        self.status = status  # 500 for every Fault (SOAP 1.1 6.2), 405 for a wrong method, 401 unauthenticated
         # Which protocol violation this refuses: the fault `soap.<refusal>_accepted` lets it through.
         self.refusal = refusal
+        self.headers = headers or {}
 
 
 def create_app(config: SoapMockConfig, faults: FaultSet) -> Starlette:
@@ -79,10 +97,16 @@ class _Service:
         self.faults = faults
         self.contract = contract
         self.action = soap_action(config.soap_action_base)
+        self._connections: set[tuple[str, int]] = set()
 
     # ------------------------------------------------------------------ HTTP layer
     async def endpoint(self, request: Request) -> Response:
+        if self.faults.on("soap.response_hangs") and self._new_connection(request):
+            # The fault: a stalled backend. The first request of each connection is answered
+            # only after the harness's response-time limit has passed.
+            await asyncio.sleep(self.config.hang_s)
         try:
+            self._authenticate(request)
             if request.method == "GET" and "wsdl" in {k.lower() for k in request.query_params}:
                 return self._wsdl(request)
             if request.method != "POST":
@@ -94,9 +118,43 @@ class _Service:
             if fault.refusal and self.faults.on(f"soap.{fault.refusal}_accepted"):
                 return self._answer(sample_request())  # the fault: a violation answered as if valid
             return self._fault(fault)
+        except ClientDisconnect:  # the client gave up (a time-out): nobody to answer
+            return Response(status_code=400)
         except Exception:  # the last resort: a Server fault, never a traceback on the wire
             _LOG.exception("soap mock: unexpected error")
             return self._fault(SoapFault("Server", "the message service failed to process the request"))
+
+    def _new_connection(self, request: Request) -> bool:
+        client = request.client
+        key = (client.host, client.port) if client else ("", 0)
+        if key in self._connections:
+            return False
+        if len(self._connections) > 10_000:  # a long-running mock: forget old connections
+            self._connections.clear()
+        self._connections.add(key)
+        return True
+
+    def _authenticate(self, request: Request) -> None:
+        """HTTP basic (RFC 7617) when configured: 401 with a challenge and a Client Fault."""
+        expected = self.config.basic_credentials
+        if expected is None:
+            return
+        challenge = {"WWW-Authenticate": f'Basic realm="{self.config.realm}", charset="UTF-8"'}
+        scheme, _, value = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "basic" or not value.strip():
+            raise SoapFault("Client", "authentication required: HTTP basic credentials are missing",
+                            status=401, headers=challenge)
+        try:
+            username, sep, password = base64.b64decode(value.strip(), validate=True).decode("utf-8").partition(":")
+        except (binascii.Error, UnicodeDecodeError):
+            sep, username, password = "", "", ""
+        valid = bool(sep) and all(
+            hmac.compare_digest(given.encode(), wanted.encode())
+            for given, wanted in ((username, expected[0]), (password, expected[1]))
+        )
+        if not valid:
+            raise SoapFault("Client", "authentication failed: the HTTP basic credentials are not valid",
+                            status=401, headers=challenge)
 
     async def schema(self, request: Request) -> Response:
         return Response(SHIPPED_XSD.read_bytes(), media_type=XML_MEDIA_TYPE)
@@ -198,7 +256,7 @@ class _Service:
     # ------------------------------------------------------------------ Faults
     def _fault(self, fault: SoapFault) -> Response:
         status = 200 if self.faults.on("soap.fault_with_http_200") else fault.status
-        headers = {"Allow": "GET, POST"} if fault.status == 405 else None
+        headers = {"Allow": "GET, POST"} if fault.status == 405 else dict(fault.headers) or None
         if self.faults.on("soap.html_error_page"):
             page = (
                 "<!DOCTYPE html><html><head><title>500 Internal Server Error</title></head><body>"

@@ -121,6 +121,12 @@ SOAP_FAULTS: tuple[Fault, ...] = (
         may_trip={c.RESPONSE_BODY_ELEMENT, c.RESPONSE_SCHEMA_VALID, c.RESPONSE_REFERS_TO_REQUEST},
     ),
     fault(
+        "soap.response_hangs",
+        "the first request of each new connection is answered only after the harness's "
+        "response-time limit (a stalled backend)",
+        must_trip={c.RESPONSE_IN_TIME},
+    ),
+    fault(
         "soap.request_dtd_accepted",
         "a request with a DOCTYPE is accepted (HTTP 200) instead of refused",
         must_trip={c.REJECT_DOCTYPE},

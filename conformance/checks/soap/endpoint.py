@@ -1,0 +1,47 @@
+"""The `soap_service` fixture's object: the SOAP endpoint plus what the service checks need.
+
+`SoapServiceEndpoint` is a `SoapEndpoint` (url, soap_action_base, wsdl_path, client, post)
+that also knows the profile's authentication kind and response-time limit, and makes
+other clients to the same endpoint, recorded and redacted like the first: one that sends
+no credentials (soap.auth.credentials_required) and one with a short time-out
+(soap.response.answered_in_time).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from conformance.http.client import ApiClient
+from conformance.http.soap import SoapEndpoint
+
+# ApiClient factory: keyword overrides (timeout_s, auth, cert) -> a new client.
+ClientFactory = Callable[..., ApiClient]
+
+
+@dataclass
+class SoapServiceEndpoint(SoapEndpoint):
+    auth_kind: str = "none"  # none | basic | client_certificate (the profile's services.soap.auth.kind)
+    response_time_s: float = 10.0
+    client_options: Mapping[str, Any] = field(default_factory=dict)  # what `client` was made with
+    make_client: ClientFactory | None = None
+
+    @contextmanager
+    def variant(self, *, anonymous: bool = False, timeout_s: float | None = None) -> Iterator[SoapEndpoint]:
+        """The same endpoint through a new client (a new connection): without credentials
+        (`anonymous`: no basic credentials, no client certificate; the server is still
+        verified as configured) and/or with another time-out."""
+        assert self.make_client is not None, "the soap_service fixture makes variants"
+        options = dict(self.client_options)
+        if anonymous:
+            options.pop("auth", None)
+            options.pop("cert", None)
+        if timeout_s is not None:
+            options["timeout_s"] = timeout_s
+        client = self.make_client(**options)
+        try:
+            yield SoapEndpoint(self.url, self.soap_action_base, self.wsdl_path, client)
+        finally:
+            client.close()
