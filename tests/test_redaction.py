@@ -81,3 +81,17 @@ def test_redirect_location_and_learned_token_values_are_masked() -> None:
     for secret in ("other-code-456", "access-token-value", "code-value-123"):
         assert secret not in dump
     assert "state=s1" in ex.response_headers.get("location")
+
+
+def test_private_key_blocks_and_secret_xml_elements_are_masked() -> None:
+    pem = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----"
+    soap = (b'<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Header>'
+            b'<wsse:Password Type="PasswordText">hunter2-secret</wsse:Password></soapenv:Header>'
+            b"<soapenv:Body><x>kept</x><access_token>tok-123456</access_token></soapenv:Body></soapenv:Envelope>")
+    ex = Redactor().exchange(make(
+        method="POST", request_headers=Headers([("content-type", "text/xml; charset=utf-8")]), request_body=soap,
+        response_headers=Headers([("content-type", "text/plain")]), body=f"echo: {pem}".encode(),
+    ))
+    assert b"hunter2-secret" not in ex.request_body and b"tok-123456" not in ex.request_body
+    assert b"<x>kept</x>" in ex.request_body and b'Type="PasswordText">[redacted]</wsse:Password>' in ex.request_body
+    assert b"MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" not in ex.body and ex.body == b"echo: [redacted]"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import Iterable
 from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit, urlunsplit
 
@@ -39,6 +40,15 @@ SECRET_PARAMS = frozenset(
         "apikey",
         "private_key",
     }
+)
+_PEM_PRIVATE_KEY = re.compile(
+    r"-----BEGIN (?:[A-Z ]+ )?PRIVATE KEY-----.*?-----END (?:[A-Z ]+ )?PRIVATE KEY-----", re.DOTALL
+)
+# Not "code": a SOAP fault's or a schema's <code> is no authorization code.
+_XML_SECRET_NAMES = "|".join(sorted((SECRET_PARAMS - {"code"}) | {"secret", "token"}))
+_XML_SECRET_ELEMENT = re.compile(
+    rf"(<(?:[\w.-]+:)?(?:{_XML_SECRET_NAMES})(?:\s[^>]*)?>)([^<]*)(</(?:[\w.-]+:)?(?:{_XML_SECRET_NAMES})\s*>)",
+    re.IGNORECASE,
 )
 # Headers whose value is a URL: their query is masked like a request URL's (a redirect
 # to the client carries the authorization code).
@@ -68,7 +78,8 @@ class Redactor:
             for form in {secret, quote(secret, safe=""), quote_plus(secret)}:
                 if form in value:
                     value = value.replace(form, MASK)
-        return value
+        # Key material the run never saw (a server echoing a PEM block) is masked by shape.
+        return _PEM_PRIVATE_KEY.sub(MASK, value)
 
     def url(self, url: str) -> str:
         parts = urlsplit(url)
@@ -126,6 +137,10 @@ class Redactor:
         elif media.endswith("json"):
             with contextlib.suppress(ValueError):  # not JSON after all: text rules still apply
                 text = json.dumps(_mask_json(json.loads(text)), ensure_ascii=False)
+        elif media.endswith("xml"):
+            # Elements named like a secret (<wsse:Password>, <access_token>): masked by name,
+            # by a pattern on the text rather than a parse, so hostile XML cannot get in the way.
+            text = _XML_SECRET_ELEMENT.sub(lambda m: f"{m.group(1)}{MASK}{m.group(3)}", text)
         return self.text(text).encode("utf-8")
 
     # --- the exchange --------------------------------------------------------------------
