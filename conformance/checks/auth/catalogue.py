@@ -41,7 +41,7 @@ _define("code.confidential_flow",
         proven_by=("resource_rejects_valid_token", "refresh_grant_unsupported"))
 _define("code.public_flow",
         "Public client: the same flow without a client secret; the token works at the filing API",
-        ("AUTH-4.filing-steps", "AUTH-5.2", "RFC6749-4.1"), MUST, CODE,
+        ("AUTH-4.filing-steps", "AUTH-5.2", "RFC6749-4.1", "RFC7636-4.2"), MUST, CODE,
         proven_by=("resource_rejects_valid_token",))
 _define("code.state_echoed",
         "The redirect carries `state` byte for byte as sent (with '+', '%', '/' and non-ASCII)",
