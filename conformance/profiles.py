@@ -471,7 +471,11 @@ def _build_auth(svc: dict[str, Any], path: Path) -> AuthService:
     keys = svc.get("keys", {})
     pki_dir = keys.get("pki_dir")
     if pki_dir is not None:
-        pki_dir = str((path.parent / pki_dir).resolve())
+        resolved_dir = (path.parent / pki_dir).resolve()
+        if not (resolved_dir / "manifest.json").is_file():
+            raise ConfigError(f"{path}: services.auth.keys.pki_dir: no test PKI in {resolved_dir} "
+                              "(make one with `conformance pki init --out DIR`)")
+        pki_dir = str(resolved_dir)
     key_file = keys.get("private_key_file")
     if key_file is not None:
         resolved = (path.parent / key_file).resolve()

@@ -82,3 +82,27 @@ def test_missing_secret_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> N
         read_secret("VENDOR_KEY_FOR_TEST", purpose="address api_key")
     monkeypatch.setenv("VENDOR_KEY_FOR_TEST", "s3cret-value")
     assert read_secret("VENDOR_KEY_FOR_TEST", purpose="address api_key") == "s3cret-value"
+
+
+def test_auth_pki_dir_must_hold_a_test_pki(tmp_path: Path) -> None:
+    text = VALID + """
+[services.auth]
+mock = false
+auth_url = "https://auth.vendor.example"
+filing_base = "https://api.vendor.example"
+inquiry_base = "https://api.vendor.example"
+[services.auth.keys]
+pki_dir = "no-such-pki"
+"""
+    with pytest.raises(ConfigError, match=r"services\.auth\.keys\.pki_dir"):
+        load_profile(write(tmp_path, text))
+
+
+def test_auth_real_environment_needs_its_urls(tmp_path: Path) -> None:
+    text = VALID + """
+[services.auth]
+mock = false
+auth_url = "https://auth.vendor.example"
+"""
+    with pytest.raises(ConfigError, match=r"services\.auth\.filing_base"):
+        load_profile(write(tmp_path, text))
