@@ -277,7 +277,7 @@ def _general_checks() -> dict[str, Any]:
     from conformance.checks.address import catalogue_general as cg
 
     features = {cg.MEDIA, cg.ERRORS, cg.AUTH, cg.HEADERS, cg.LIMITS, cg.MAINTENANCE, cg.PAGING, cg.HAL,
-                cg.PARAMS, cg.CRS}
+                cg.PARAMS, cg.CRS, cg.OPERATIONS}
     return {c.id: c for c in registered_checks("address") if c.feature in features}
 
 

@@ -99,6 +99,11 @@ def _lvc_unpaged(c: TestClient) -> bool:
     return set(links) == {"self"}
 
 
+def _established(item: dict[str, Any]) -> bool:
+    kind = next(k for k in ("verblijfsobject", "ligplaats", "standplaats") if k in item)
+    return item[kind][kind]["geconstateerd"] == "J"
+
+
 def _status_of_vbo(c: TestClient) -> bool:
     one = ok(get(c, f"/adressenuitgebreid/{NA}"))
     many = _found(c, f"/adressenuitgebreid?adresseerbaarObjectIdentificatie={VBO}", "adressen")
@@ -148,6 +153,10 @@ EXTRA_FAULT_CASES: dict[str, Check] = {
         for query in (f"nummeraanduidingIdentificatie={NA[:-1]}", f"nummeraanduidingIdentificatie={'a' * 16}",
                       f"pandIdentificaties={VBO}")),
     "extended_fields_missing": _status_of_vbo,
+    "geconstateerd_filter_ignored": _objects(
+        f"{OBJECTS}?bbox={W['bbox']}&geconstateerd=true&pageSize=100",
+        lambda found: bool(found) and all(_established(o) for o in found)),
+    "expand_field_rejected": _status(f"{ADRESSEN}/{NA}?expand=woonplaats.naam", 200),
     "lvc_paging_links": _lvc_unpaged,
     "bronhouder_parameter_renamed": _status(f"/bronhouders?objectIdentificatie={VBO}", 200),
 }  # fmt: skip

@@ -16,6 +16,7 @@ import httpx
 import pytest
 from test_mock_address_app import (
     BASE,
+    KEY,
     LIMITED,
     NA,
     PAND,
@@ -158,12 +159,17 @@ GENERAL_FAULT_CASES: dict[str, tuple[bool, Check]] = {
         _status(f"{OBJECTS}/{VBO}", 200, accept_crs="epsg:28992"), _status(_BBOX, 200, content_crs="epsg:28992"))),
     "retry_after_in_seconds": (True, _retry_after_is_a_date),
     "restricted_policy_applied_to_all_keys": (False, _status(f"{UITGEBREID}/{NA}", 200)),
+    "write_methods_served": (False, lambda c: all(
+        c.request(m, BASE + f"{ADRESSEN}/{NA}", headers={"X-Api-Key": KEY}).status_code == 405
+        for m in ("POST", "PUT", "PATCH", "DELETE"))),
 }  # fmt: skip
+# Faults of the launcher, not of the app: proven by their own tests below.
+LAUNCHER_FAULTS = {"unversioned_base_path"}
 
 
 def test_every_general_fault_has_a_case() -> None:
     declared = {f for f in vars(faults_general).values() if isinstance(f, Fault)}
-    assert {f.name.removeprefix("address.") for f in declared} == set(GENERAL_FAULT_CASES)
+    assert {f.name.removeprefix("address.") for f in declared} == set(GENERAL_FAULT_CASES) | LAUNCHER_FAULTS
     assert all(f.description and not f.must_trip for f in declared)
 
 
@@ -293,3 +299,18 @@ def test_warning_header_follows_rfc7234(make: Callable[..., TestClient]) -> None
         code, agent, text = get(c, path).headers["warning"].split(" ", 2)
         assert (code, agent) == ("299", f"http://testserver{BASE}")
         assert text.startswith('"') and text.endswith('"') and text.count('"') == 2
+
+
+@pytest.mark.parametrize(("faults", "ends_with"), [((), "/individuelebevragingen/v2"),
+                                                    (("address.unversioned_base_path",), "/individuelebevragingen")])
+def test_the_launcher_serves_where_it_says(faults: tuple[str, ...], ends_with: str) -> None:
+    from conformance.mocks.launcher import MockCluster
+    from conformance.profiles import load_profile
+
+    profile = load_profile("local-mock")
+    with MockCluster(profile, faults=FaultSet(frozenset(faults))) as cluster:
+        base = cluster.urls["address"]
+        key = cluster.secrets[profile.address.secret_env["api_key"]]
+        r = httpx.get(f"{base}/adressen/{NA}", headers={"X-Api-Key": key}, trust_env=False)
+    assert base.endswith(ends_with)
+    assert r.status_code == 200 and r.json()["_links"]["self"]["href"] == f"{base}/adressen/{NA}"

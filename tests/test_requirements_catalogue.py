@@ -80,6 +80,11 @@ def test_a_duplicate_or_malformed_entry_is_refused(tmp_path: Path) -> None:
     path.write_text('[[source]]\nname = "n"\napi = "address"\n' + entry.replace('"MUST"', '"MAY"'))
     with pytest.raises(CatalogueError, match="severity"):
         load_requirements(path)
+    path.write_text('[[source]]\nname = "n"\napi = "address"\n' + entry + 'untestabel = "typo"\n')
+    with pytest.raises(CatalogueError, match=r"'X-1'.*unknown \['untestabel'\]"):
+        load_requirements(path)
+    path.write_text('[[source]]\nname = "n"\napi = "address"\n' + entry + 'untestable = "client side"\n')
+    assert load_requirements(path)["X-1"].untestable == "client side"
 
 
 def test_the_authorization_ids_are_catalogued() -> None:

@@ -71,6 +71,17 @@ class AddressApi:
         headers: Mapping[str, str] | None = None,
         key: str = "valid",
     ) -> Exchange:
+        return self.request("GET", path, params=params, headers=headers, key=key)
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        params: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
+        headers: Mapping[str, str] | None = None,
+        key: str = "valid",
+    ) -> Exchange:
+        """Any method: the read-only rule is checked by sending the others."""
         if key not in KEY_KINDS:
             raise ValueError(f"unknown key kind {key!r}")
         merged = dict(headers or {})
@@ -85,7 +96,7 @@ class AddressApi:
             if not value:
                 raise NotApplicable(f"the profile provides no {_KEY_SECRET[key]} (services.address.secrets)")
             merged[header] = value
-        return self._client.get(path, params=params, headers=merged, omit_headers=omit)
+        return self._client.request(method, path, params=params, headers=merged, omit_headers=omit)
 
     def auth_headers(self) -> dict[str, str]:
         """The valid key's header, for generated requests (schemathesis sends it itself)."""

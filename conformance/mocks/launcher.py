@@ -195,16 +195,19 @@ class MockCluster:
             keys[self.secrets[env["quota_api_key"]]] = KeyPolicy(
                 rate_limit=100_000, day_limit=QUOTA_DAY_LIMIT
             )
+        base_path = ADDRESS_BASE_PATH
+        if self.faults.on("address.unversioned_base_path"):
+            base_path = base_path.removesuffix("/v2")
         config = AddressMockConfig(
             db_path=ensure_database(default_database_path()),
             keys=keys,
-            base_path=ADDRESS_BASE_PATH,
+            base_path=base_path,
             maintenance=maintenance,
         )
         server = ServerThread(create_app(config, self.faults), "address")
         port = server.start()
         self._servers.append(server)
-        return f"http://127.0.0.1:{port}{ADDRESS_BASE_PATH}"
+        return f"http://127.0.0.1:{port}{base_path}"
 
     def _generate_keys(self, secret_env: dict[str, str]) -> None:
         # A value already in the environment wins (tests plant canaries that way).

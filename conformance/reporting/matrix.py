@@ -89,6 +89,8 @@ def _api_of(checks: dict[str, dict[str, Any]]) -> str:
 
 def _row(req: Requirement, checks: dict[str, dict[str, Any]], suites_run: set[str]) -> dict[str, Any]:
     verdict, reason = _verdict(list(checks.values()), suites_run)
+    if not checks and req.untestable:
+        reason = f"{GAP_REASON}: not testable against a server ({req.untestable})"
     observed = {c["check"]: (c["values"][0] if len(c["values"]) == 1 else c["values"])
                 for c in checks.values() if c["values"]}
     return {

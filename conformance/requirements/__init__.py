@@ -19,6 +19,7 @@ CATALOGUE = Path(__file__).with_name("catalogue.toml")
 APIS = ("address", "auth", "soap")
 SEVERITIES = ("MUST", "SHOULD", "observation")
 _FIELDS = {"id", "section", "severity", "text"}
+_OPTIONAL = {"untestable"}  # why no check can verify it (client-side or administrative)
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,7 @@ class Requirement:
     section: str  # where in the source: a sub-heading, an RFC section, a WS-I rule number
     text: str  # the requirement in a few words
     severity: str  # MUST | SHOULD | observation, as the source states it
+    untestable: str | None = None  # why no check of a server can verify it; still a gap
 
 
 class CatalogueError(ValueError):
@@ -51,10 +53,10 @@ def _load(path: Path) -> tuple[tuple[str, Requirement], ...]:
             raise CatalogueError(f"{path.name}: source #{index + 1} needs a name and an api in {APIS}")
         for entry in source.get("requirement", []):
             keys = set(entry)
-            if keys != _FIELDS:
+            if not _FIELDS <= keys <= _FIELDS | _OPTIONAL:
                 raise CatalogueError(
                     f"{path.name}: requirement {entry.get('id', '?')!r} in {name!r}: "
-                    f"missing {sorted(_FIELDS - keys)}, unknown {sorted(keys - _FIELDS)}"
+                    f"missing {sorted(_FIELDS - keys)}, unknown {sorted(keys - _FIELDS - _OPTIONAL)}"
                 )
             if entry["severity"] not in SEVERITIES:
                 raise CatalogueError(f"{path.name}: requirement {entry['id']!r}: severity must be one of {SEVERITIES}")
@@ -62,7 +64,7 @@ def _load(path: Path) -> tuple[tuple[str, Requirement], ...]:
                 raise CatalogueError(f"{path.name}: requirement {entry['id']!r} is listed twice")
             out[entry["id"]] = Requirement(
                 id=entry["id"], api=api, source=name, section=entry["section"],
-                text=entry["text"], severity=entry["severity"],
+                text=entry["text"], severity=entry["severity"], untestable=entry.get("untestable"),
             )
     return tuple(out.items())
 

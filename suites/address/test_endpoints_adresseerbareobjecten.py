@@ -14,6 +14,7 @@ import pytest
 from conformance.checks.address import endpoints as E
 from conformance.checks.address import hal, problem
 from conformance.checks.finding import Finding, expect
+from conformance.errors import NotApplicable
 
 OBJECTS = "/adresseerbareobjecten"
 # bag-api.md 2.2 (the seed does not show the values of Gebruiksdoel).
@@ -163,6 +164,16 @@ def test_gebruiksdoelen_filter(address_api) -> None:
     found = search_all(address_api, [bbox, ("gebruiksdoelen", ",".join(wanted))])
     E.objects_have_purpose(found, wanted)
     E.includes(E.object_ids(found), E.object_id(vbo), f"a verblijfsobject with purpose {held[0]}")
+
+
+@pytest.mark.check("address.adresseerbareobjecten.geconstateerd_filter")
+def test_geconstateerd_filter(address_api) -> None:
+    _, bbox = bbox_param(address_api)
+    established = {E.object_id(i) for i in search_all(address_api, [bbox]) if E.is_established(i)}
+    if not established:
+        raise NotApplicable("the sample bbox holds no established (geconstateerd) object")
+    found = search_all(address_api, [bbox, ("geconstateerd", "true")])
+    E.same_objects(found, established, "the established objects of the sample bbox")
 
 
 @pytest.mark.parametrize(

@@ -430,3 +430,14 @@ def test_adres_expand_embeds(address_api, expand: str) -> None:
     vbo, main, _, panden = vbo_relations(address_api)
     address = fetch_address(address_api, main, expand=expand)
     check_address_embeds(address, expand, expected_embeds(address, vbo, panden))
+
+
+@pytest.mark.check("address.adres.expand_field")
+def test_adres_expand_field(address_api) -> None:
+    # Seed part 4: "a field of a resource is written resource.field". The public service
+    # embeds the whole resource (bag-api.md 4.3); either way the field must be there.
+    main = vbo_relations(address_api)[1]
+    plain = fetch_address(address_api, main)
+    name = str(field(plain, "woonplaatsNaam"))
+    address = fetch_address(address_api, main, expand="woonplaats.naam")
+    E.embeds(E.address_embedded(address), "woonplaats", [name], E.address_id(address))

@@ -98,3 +98,13 @@ def test_malformed_input_is_client_error(address_api, case):
     ex = address_api.get(target)
     g.is_client_error(ex)
     problem.is_problem_media_type(ex)
+
+
+@pytest.mark.check("address.errors.precondition_failed_trigger")
+def test_precondition_failed_trigger(address_api, observe):
+    # The seed lists 412 preconditionFailed for every endpoint but names no precondition; the
+    # only one HTTP offers a GET is a conditional header (RFC 9110 13.1.1), so measure that.
+    path = f"/adressen/{address_api.sample('nummeraanduiding')}"
+    ex = address_api.get(path, headers={"If-Match": '"conformance-no-such-etag"'})
+    code = ex.json.get("code") if isinstance(ex.json, dict) else None
+    observe({"request": "If-Match with an entity tag the resource cannot have", "status": ex.status, "code": code})

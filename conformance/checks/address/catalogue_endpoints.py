@@ -73,6 +73,11 @@ _check("address.adresseerbareobjecten.type_filter",
        "bbox with type returns objects of that type only (each type found in the sample box)",
        ("ADDR-4.adresseerbareobjecten.type",), MUST, F_OBJECTS,
        ("address.type_filter_ignored",))
+_check("address.adresseerbareobjecten.geconstateerd_filter",
+       "bbox with geconstateerd=true returns exactly the box's established objects (geconstateerd J)",
+       ("ADDR-4.adresseerbareobjecten.geconstateerd",), MUST, F_OBJECTS,
+       ("address.geconstateerd_filter_ignored",),
+       (IDS, "address.object_wrapper_ambiguous", "address.bbox_filter_ignored"))  # both searches read the box
 _check("address.adresseerbareobjecten.gebruiksdoelen_filter",
        "bbox with gebruiksdoelen returns accommodation objects having at least one of the purposes",
        ("ADDR-4.adresseerbareobjecten.gebruiksdoelen",), MUST, F_OBJECTS,
@@ -245,6 +250,10 @@ _check("address.adressen.expand_embeds",
        "expand (nummeraanduiding, openbareRuimte, woonplaats, adresseerbaarObject, panden, true) embeds them",
        ("ADDR-1.expand", "ADDR-2.expand", "ADDR-4.expand"), MUST, F_ADRESSEN,
        ("address.expand_ignored",), (IDS,))
+_check("address.adres.expand_field",
+       "expand written resource.field (woonplaats.naam) is accepted and embeds that field of the resource",
+       ("ADDR-4.expand.field",), MUST, F_ADRES,
+       ("address.expand_field_rejected",), (IDS, "address.expand_ignored"))
 _check("address.adressen.expand_against_relation",
        "What expand does with pandIdentificatie or openbareRuimteIdentificatie (seed: not supported)",
        ("ADDR-4.adressen.pandIdentificatie", "ADDR-4.adressen.openbareRuimteIdentificatie", "BAGREF-4.3"),

@@ -213,3 +213,16 @@ _define("crs.unsupported_content_crs_rejected", "A Content-Crs other than epsg:2
         ("ADDR-1.crs", "ADDR-4.Content-Crs"), MUST, CRS, proven_by=("content_crs_not_validated",))
 _define("crs.unsupported_crs_response", "Status, code and acceptCrs header of an unsupported Accept-Crs/Content-Crs",
         ("ADDR-4.Accept-Crs", "ADDR-4.Content-Crs", "ADDR-4.acceptCrs"), OBSERVATION, CRS)
+
+_define("errors.precondition_failed_trigger",
+        "What a conditional GET with a non-matching If-Match gets: the seed lists 412 but names no precondition",
+        ("ADDR-7.412",), OBSERVATION, ERRORS)
+
+# --- operations and versioning (seed parts 1 and 9) ----------------------------------------------
+OPERATIONS = "part 1, 9 / operations and versioning"
+_define("operations.write_methods_refused",
+        "POST, PUT, PATCH and DELETE on a collection and a resource are refused with a 4xx, and the resource is unchanged",
+        ("ADDR-1.read-only",), MUST, OPERATIONS, proven_by=("write_methods_served",))
+_define("versioning.base_path_major_version",
+        "The base address the API answers at ends in the major version segment v2",
+        ("ADDR-9.base-path",), MUST, OPERATIONS, proven_by=("unversioned_base_path",))

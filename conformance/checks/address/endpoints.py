@@ -111,6 +111,19 @@ def object_ids(found: list[dict[str, Any]]) -> list[str]:
     return [object_id(item) for item in found]
 
 
+def is_established(item: dict[str, Any]) -> bool:
+    """geconstateerd of an addressable object: "J" in the register's data, true as a boolean."""
+    value = object_data(item).get("geconstateerd")
+    return value is True or (isinstance(value, str) and value.upper() in ("J", "TRUE"))
+
+
+def same_objects(found: list[dict[str, Any]], wanted: set[str], what: str) -> None:
+    """The result holds exactly the wanted objects: none missing, none extra."""
+    got = set(object_ids(found))
+    expect(got == wanted, f"the result is not exactly {what}",
+           expected=f"{len(wanted)} objects", actual={"missing": sorted(wanted - got)[:5], "extra": sorted(got - wanted)[:5]})
+
+
 def single_object(ex: Exchange, expected_id: str, expected_type: str | None = None) -> dict[str, Any]:
     """GET /adresseerbareobjecten/{id}: 200, one wrapper (of the expected type), that id."""
     is_ok(ex)

@@ -144,7 +144,7 @@ class AddressMock:
             )
 
         endpoint, path_id = self._route(route_path)
-        if request.method != "GET":
+        if request.method != "GET" and not self.on(G.WRITE_METHODS_SERVED):
             raise ProblemError("methodNotAllowed", headers={"Allow": "GET"})
         self._negotiate(request, endpoint)
         ctx = Context(

@@ -306,3 +306,13 @@ BRONHOUDER_PARAMETER_RENAMED = fault(
     "/bronhouders knows `identificatie` instead of objectIdentificatie (objectIdentificatie alone gets 400)",
     must_trip=set(),
 )
+GECONSTATEERD_FILTER_IGNORED = fault(
+    "address.geconstateerd_filter_ignored",
+    "bbox with geconstateerd=true returns every object of the box, established or not",
+    must_trip=set(),
+)
+EXPAND_FIELD_REJECTED = fault(
+    "address.expand_field_rejected",
+    "expand written resource.field (seed part 4) is refused with 400 like an unknown value",
+    must_trip=set(),
+)

@@ -82,3 +82,15 @@ RESTRICTED_POLICY_APPLIED_TO_ALL_KEYS = fault(
     # they are declared here, not in catalogue_endpoints.py, since this fault is about keys.
     may_trip={"address.adressenuitgebreid.by_id", "address.adressenuitgebreid.by_id_inclusief_eind_status"},
 )
+
+# --- operations and versioning (seed parts 1 and 9) ------------------------------------------
+WRITE_METHODS_SERVED = fault(
+    "address.write_methods_served",
+    "POST, PUT, PATCH and DELETE are answered like GET (200) instead of being refused",
+    must_trip=set(),
+)
+UNVERSIONED_BASE_PATH = fault(
+    "address.unversioned_base_path",
+    "the API is served at /lvbag/individuelebevragingen, without the major version segment v2",
+    must_trip=set(),
+)

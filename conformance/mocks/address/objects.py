@@ -122,7 +122,8 @@ def search(ctx: Context) -> HalResult:
     kind = v.enum("type", _TYPES, ignore_case=True)
     pand_ids = v.pattern_list("pandIdentificaties", P.PAND_ID, enforce=ids_checked)
     huidig, geldig, beschikbaar = _time_travel(ctx, v)
-    expand = v.expand("expand", resources.OBJECT_EXPAND, ignore_unknown=ctx.on(F.UNKNOWN_EXPAND_IGNORED))
+    expand = v.expand("expand", resources.OBJECT_EXPAND, ignore_unknown=ctx.on(F.UNKNOWN_EXPAND_IGNORED),
+        fields=not ctx.on(F.EXPAND_FIELD_REJECTED))
     paging = ctx.paging(v)
     v.finish()
 
@@ -150,7 +151,7 @@ def search(ctx: Context) -> HalResult:
         query = ObjectQuery(
             nummeraanduiding_id=num_id if chosen == "nummeraanduidingIdentificatie" else None,
             bbox=box if chosen == "bbox" else None,
-            geconstateerd=geconstateerd if chosen == "bbox" else None,
+            geconstateerd=geconstateerd if chosen == "bbox" and not ctx.on(F.GECONSTATEERD_FILTER_IGNORED) else None,
             oppervlakte_min=low if chosen == "bbox" else None,
             oppervlakte_max=high if chosen == "bbox" else None,
             gebruiksdoelen=tuple(doelen or ()) if chosen == "bbox" else (),
@@ -183,7 +184,8 @@ def get_one(ctx: Context) -> HalResult:
     v = P.Validator(q)
     object_id = ctx.path_id(v, "adresseerbaarObjectIdentificatie", P.ADRESSEERBAAR_OBJECT_ID)
     huidig, geldig, beschikbaar = _time_travel(ctx, v)
-    expand = v.expand("expand", resources.OBJECT_EXPAND, ignore_unknown=ctx.on(F.UNKNOWN_EXPAND_IGNORED))
+    expand = v.expand("expand", resources.OBJECT_EXPAND, ignore_unknown=ctx.on(F.UNKNOWN_EXPAND_IGNORED),
+        fields=not ctx.on(F.EXPAND_FIELD_REJECTED))
     v.finish()
     _check_huidig(ctx, huidig, q)
     found = ctx.repo.get_adresseerbaar_object(object_id, **_repo_time(ctx, huidig, geldig, beschikbaar))

@@ -293,12 +293,13 @@ class Validator:
         return values
 
     def expand(
-        self, name: str, allowed: dict[str, str], *, ignore_unknown: bool = False
+        self, name: str, allowed: dict[str, str], *, ignore_unknown: bool = False, fields: bool = True
     ) -> frozenset[str] | None:
         """Comma-separated relation names (case-insensitive), `true` for all of them.
 
         `resource.field` is accepted (seed part 4) and embeds the whole resource, as the
-        public service does. Every bad item gets its own invalid-params entry.
+        public service does; `fields=False` refuses it (fault expand_field_rejected).
+        Every bad item gets its own invalid-params entry.
         """
         param = self.query.get(name)
         if param is None:
@@ -312,7 +313,7 @@ class Validator:
             key = resource.strip().lower()
             if key == "true" and not dot:
                 chosen.update(allowed.values())
-            elif key in allowed and (not dot or field_name.strip()):
+            elif key in allowed and (not dot or (fields and field_name.strip())):
                 chosen.add(allowed[key])
             elif not ignore_unknown:
                 self.fail(param.position, name, "expand", item)

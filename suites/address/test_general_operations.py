@@ -1,0 +1,44 @@
+"""Operations and versioning: the API is read-only (seed part 1) and versioned in its base
+address (seed part 9)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import pytest
+
+from conformance.checks.address import general as g
+from conformance.checks.finding import expect
+
+WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
+
+
+@pytest.mark.negative
+@pytest.mark.check("address.operations.write_methods_refused")
+@pytest.mark.parametrize("target", ["collection", "resource"])
+@pytest.mark.parametrize("method", WRITE_METHODS)
+def test_write_methods_refused(address_api, method: str, target: str) -> None:
+    # "All operations are HTTP GET and read-only": any other method must be refused (405 is
+    # the natural answer, RFC 9110 15.5.6; the seed names none, so any 4xx passes), and the
+    # resource must read the same afterwards.
+    num = address_api.sample("nummeraanduiding")
+    path, params = (
+        ("/adresseerbareobjecten", {"nummeraanduidingIdentificatie": num}) if target == "collection"
+        else (f"/adressen/{num}", {})
+    )
+    before = address_api.get(path, params=params)
+    g.expect_status(before, 200)
+    ex = address_api.request(method, path, params=params)
+    expect(400 <= ex.status < 500, f"{method} on a read-only API is not refused", expected="4xx", actual=ex.summary())
+    after = address_api.get(path, params=params)
+    g.expect_status(after, 200)
+    g.same_data(before, after)
+
+
+@pytest.mark.check("address.versioning.base_path_major_version")
+def test_base_path_major_version(address_api) -> None:
+    segments = [s for s in urlsplit(address_api.base_url).path.split("/") if s]
+    expect(segments[-1:] == ["v2"], "the base address does not end in the major version segment v2",
+           expected=".../v2", actual=urlsplit(address_api.base_url).path or "/")
+    # ... and the API answers there: the segment is the one it serves, not a profile typo.
+    g.expect_status(address_api.get(f"/adressen/{address_api.sample('nummeraanduiding')}"), 200)
