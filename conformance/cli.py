@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -134,13 +133,12 @@ def cmd_mock(args: argparse.Namespace) -> int:
         for fault in fault_catalogue.catalogue():
             print(f"{fault.name:55} {fault.description}")
         return 0
-    from conformance.mocks.launcher import MockCluster
+    from conformance.mocks.launcher import MockCluster, wait_until_stopped
 
     profile = load_profile(args.profile)
     if not profile.uses_mock:
         raise ConfigError(f"profile {profile.name} starts no mock servers")
     cluster = MockCluster(profile, fault_catalogue.resolve(args.fault))
-    stop = threading.Event()
     with cluster:
         keys_file = Path(args.keys_file or REPO_ROOT / "reports" / "mock-keys.env")
         _write_keys(keys_file, cluster.secrets)
@@ -151,14 +149,12 @@ def cmd_mock(args: argparse.Namespace) -> int:
             print(f"  filing API: {auth['filing_base']}  inquiry API: {auth['inquiry_base']}  aud: {auth['audience']}")
             clients = ", ".join(f"{k.removeprefix('client.')}={v}" for k, v in auth.items() if k.startswith("client."))
             print(f"  clients: {clients}; test PKI (signing keys): {auth['pki_dir']}")
+            print(f"  client JWKS published at {auth['jwks_base']}/<document>.json (good.json: current and next keys)")
         if args.fault:
             print(f"faults on: {', '.join(args.fault)}")
         print(f"API keys written to {keys_file} (source it, or copy it to .env). Ctrl-C stops.", flush=True)
-        try:
-            while not stop.wait(0.5):
-                pass
-        except KeyboardInterrupt:
-            print("stopping mock servers", flush=True)
+        wait_until_stopped()
+        print("stopping mock servers", flush=True)
     return 0
 
 

@@ -127,6 +127,7 @@ PROFILE_SCHEMA: dict[str, Any] = {
                                 "private_key_file": {"type": "string", "minLength": 1},
                                 "kid": {"type": "string", "minLength": 1},
                                 "jwks_uri": _URL,
+                                "jwks_publish_port": {"type": "integer", "minimum": 0, "maximum": 65535},
                             },
                         },
                         "login": {
@@ -284,6 +285,7 @@ class AuthService:
     private_key_file: str | None
     kid: str | None
     jwks_uri: str | None  # informative: the JWKS URI registered for the client
+    jwks_publish_port: int = 0  # loopback port the mock run publishes the test JWKS at (0: any free one)
     login: dict[str, Any] = field(default_factory=dict)
     mock_code_lifetime_s: int = 30
 
@@ -496,6 +498,7 @@ def _build_auth(svc: dict[str, Any], path: Path) -> AuthService:
         private_key_file=key_file,
         kid=keys.get("kid"),
         jwks_uri=keys.get("jwks_uri"),
+        jwks_publish_port=int(keys.get("jwks_publish_port", 0)),
         login=dict(svc.get("login", {})),
         mock_code_lifetime_s=int(svc.get("mock_code_lifetime_s", 30)),
     )

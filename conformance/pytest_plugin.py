@@ -363,6 +363,7 @@ def address_mock(pytestconfig: pytest.Config, profile: Profile, conformance_stat
     if own:
         cluster = MockCluster(profile, faults.FaultSet(frozenset(conformance_state.faults)))
         cluster.secrets.update(conformance_state.secrets)
+        cluster.jwks_base = conformance_state.samples.get("auth", {}).get("jwks_base")
     yield MockControls(cluster)
     if own:
         cluster.stop()
@@ -419,6 +420,7 @@ def auth_clocked(pytestconfig: pytest.Config, conformance_state: RunState, profi
     if own:
         cluster = MockCluster(profile, faults.FaultSet(frozenset(conformance_state.faults)))
         cluster.secrets.update(conformance_state.secrets)
+        cluster.jwks_base = conformance_state.samples.get("auth", {}).get("jwks_base")
     info = cluster.start_auth()
     flows, api = _auth_flows(pytestconfig, profile, info, conformance_state.secrets, redactor, private=True)
     yield flows

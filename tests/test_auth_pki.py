@@ -331,6 +331,9 @@ def test_cli_init_and_show(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert oin_of(made.certificates["current"]) == oin
     assert main(["pki", "show", str(directory)]) == 0
     show_out = capsys.readouterr().out
+    assert "JWKS URL to register" in show_out and "http://127.0.0.1:8765/jwks/good.json" in show_out
+    assert main(["pki", "show", str(directory), "--port", "9100"]) == 0
+    assert "http://127.0.0.1:9100/jwks/good.json" in capsys.readouterr().out
     for out in (init_out, show_out):
         assert f"OIN: {oin}" in out
         for name in pki_module.KEY_NAMES:
@@ -353,6 +356,38 @@ def test_cli_errors_exit_2_with_the_reason(tmp_path: Path, capsys: pytest.Captur
     assert main(["pki", "init", "--out", str(a_file)]) == 2
     assert "not a directory" in capsys.readouterr().err
     assert main(["pki"]) == 2  # argparse: a subcommand is required
+    assert main(["pki", "serve", str(tmp_path / "absent")]) == 2
+    assert main(["pki", "show", str(tmp_path), "--port", "70000"]) == 2
+    assert "0 to 65535" in capsys.readouterr().err
+
+
+def test_cli_serve_publishes_the_jwks_on_loopback(pki: TestPki, pki_dir: Path) -> None:
+    import argparse
+    import io
+    import re
+    import threading
+
+    import httpx
+
+    from conformance.auth.pki_cli import cmd_pki_serve
+
+    out, stop = io.StringIO(), threading.Event()
+    args = argparse.Namespace(directory=pki_dir, port=0)
+    worker = threading.Thread(target=cmd_pki_serve, args=(args, out, stop))
+    worker.start()
+    try:
+        for _ in range(200):  # the line is written once the server listens
+            if "published at" in out.getvalue():
+                break
+            stop.wait(0.05)
+        url = re.search(r"published at (\S+)", out.getvalue())
+        assert url, out.getvalue()
+        document = httpx.get(url.group(1), trust_env=False).json()
+    finally:
+        stop.set()
+        worker.join(10)
+    assert [k["kid"] for k in document["keys"]] == [pki.kid("current"), pki.kid("next")]
+    assert not worker.is_alive()
 
 
 def test_private_keys_are_pkcs8_pem_without_password(pki_dir: Path) -> None:

@@ -11,6 +11,8 @@ import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
+import pytest
+
 from conformance.profiles import REPO_ROOT
 
 CLI = [sys.executable, "-m", "conformance.cli"]
@@ -117,7 +119,8 @@ def test_list_faults_prints_the_catalogue() -> None:
     assert all(line.split()[0].startswith(("address.", "soap.", "auth.")) and len(line.split()) > 1 for line in lines)
 
 
-def test_mock_runs_in_foreground_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_mock_runs_in_foreground_and_stops_on_ctrl_c(tmp_path: Path, stop_signal: int) -> None:
     keys = tmp_path / "keys.env"
     proc = subprocess.Popen([*CLI, "mock", "--keys-file", str(keys)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT)
@@ -135,8 +138,8 @@ def test_mock_runs_in_foreground_and_stops_on_ctrl_c(tmp_path: Path) -> None:
         assert oct(keys.stat().st_mode & 0o777) == "0o600"
         secret = keys.read_text().split("=", 1)[1].split()[0]
         assert secret not in "".join(lines)  # keys go to the file, never to the console
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=20)
+        proc.send_signal(stop_signal)
+        out, err = proc.communicate(timeout=60)
     finally:
         proc.kill()
     assert proc.returncode == 0, err

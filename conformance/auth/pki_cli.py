@@ -1,15 +1,18 @@
-"""`conformance pki init --out DIR [--oin OIN]` and `conformance pki show DIR`.
+"""`conformance pki init --out DIR [--oin OIN]`, `pki show DIR [--port N]`, `pki serve DIR [--port N]`.
 
 `init` makes the test PKI the local mock trusts (conformance.auth.pki); `show` says what
-is in one: the OIN, the key ids, the validity of each certificate and the JWKS file to
-register. Private keys are only ever named by their file, never printed. Exit codes as
-for `run`: 0 done, 2 a usage or configuration error (with a message naming the input).
+is in one: the OIN, the key ids, the validity of each certificate, the JWKS file and the
+loopback JWKS URL to register; `serve` publishes its JWKS documents at that URL (for an
+authorization server on the same machine, such as a vendor's local build). Private keys
+are only ever named by their file, never printed. Exit codes as for `run`: 0 done, 2 a
+usage or configuration error (with a message naming the input).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import threading
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -38,9 +41,31 @@ def add_pki_commands(subparsers: Any) -> None:
     init.add_argument("--out", type=Path, required=True, metavar="DIR", help="directory to write (created if needed)")
     init.add_argument("--oin", default=OIN_REGISTERED, help=f"OIN of the client certificates, 20 digits (default: {OIN_REGISTERED})")
     init.set_defaults(handler=cmd_pki_init)
-    show = commands.add_parser("show", help="print the OIN, key ids and validity of a test PKI")
+    show = commands.add_parser("show", help="print the OIN, key ids, validity and JWKS URL of a test PKI")
     show.add_argument("directory", type=Path, metavar="DIR", help="a directory written by `pki init`")
+    show.add_argument("--port", type=_port, default=DEFAULT_JWKS_PORT, help=f"the port `pki serve` uses (default: {DEFAULT_JWKS_PORT})")
     show.set_defaults(handler=cmd_pki_show)
+    serve = commands.add_parser(
+        "serve", help="publish a test PKI's JWKS documents on loopback until Ctrl-C",
+        description="Serves GET /jwks/<document>.json on 127.0.0.1 (good.json: the current and next keys).",
+    )
+    serve.add_argument("directory", type=Path, metavar="DIR", help="a directory written by `pki init`")
+    serve.add_argument("--port", type=_port, default=DEFAULT_JWKS_PORT, help=f"loopback port (default: {DEFAULT_JWKS_PORT}; 0: any free one)")
+    serve.set_defaults(handler=cmd_pki_serve)
+
+
+DEFAULT_JWKS_PORT = 8765
+GOOD_DOCUMENT = "good"  # current and next keys, each with its x5c chain (conformance.auth.pki.DOCUMENTS)
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"a port is a number from 0 to 65535, not {text!r}")
+    return int(text)
+
+
+def jwks_url(port: int, document: str = GOOD_DOCUMENT) -> str:
+    return f"http://127.0.0.1:{port}/jwks/{document}.json"
 
 
 def cmd_pki_init(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -68,6 +93,28 @@ def cmd_pki_show(args: argparse.Namespace, out: TextIO | None = None) -> int:
     if not directory.is_dir():
         raise ConfigError(f"no such directory: {directory}")
     _print(load_test_pki(directory), out)
+    out.write(f"JWKS URL to register (published by `conformance pki serve {directory} --port {args.port}`): "
+              f"{jwks_url(args.port)}\n")
+    return int(ExitCode.OK)
+
+
+def cmd_pki_serve(args: argparse.Namespace, out: TextIO | None = None, stop: threading.Event | None = None) -> int:
+    """Publish until Ctrl-C (or until `stop` is set, for tests)."""
+    from conformance.auth.jwks_publisher import create_app
+    from conformance.mocks.launcher import ServerThread, wait_until_stopped
+
+    out = out or sys.stdout
+    directory: Path = args.directory
+    if not directory.is_dir():
+        raise ConfigError(f"no such directory: {directory}")
+    server = ServerThread(create_app(load_test_pki(directory).jwks_documents()), "jwks", port=args.port)
+    port = server.start()
+    out.write(f"JWKS of {directory} published at {jwks_url(port)} (other documents: /jwks/<name>.json). Ctrl-C stops.\n")
+    out.flush()
+    try:
+        wait_until_stopped(stop)
+    finally:
+        server.stop()
     return int(ExitCode.OK)
 
 

@@ -7,8 +7,10 @@ a reusable key) and handed over in memory as `MockCluster.secrets`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
+import signal
 import ssl
 import threading
 from dataclasses import dataclass, field
@@ -47,15 +49,21 @@ class TlsOptions:
 class ServerThread:
     """One uvicorn server in a daemon thread; `start()` returns once it listens."""
 
-    def __init__(self, app: Any, name: str, *, ssl: TlsOptions | None = None) -> None:
+    def __init__(self, app: Any, name: str, *, ssl: TlsOptions | None = None, port: int = 0) -> None:
         config = uvicorn.Config(
-            app, host="127.0.0.1", port=0, log_level="warning", lifespan="off", access_log=False,
+            app, host="127.0.0.1", port=port, log_level="warning", lifespan="off", access_log=False,
+            timeout_graceful_shutdown=2,  # a client that keeps its connection open cannot hold a stop up
             **(ssl.uvicorn_kwargs() if ssl is not None else {}),
         )
         self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, name=f"mock-{name}", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=f"mock-{name}", daemon=True)
         self.name = name
         self.port = 0
+
+    def _run(self) -> None:
+        # uvicorn exits (SystemExit) when it cannot bind; start() reports that as a HarnessError.
+        with contextlib.suppress(SystemExit):
+            self._server.run()
 
     def start(self, timeout_s: float = 15.0) -> int:
         self._thread.start()
@@ -69,13 +77,36 @@ class ServerThread:
         waiter.start()
         waiter.join(timeout_s)
         if not self._server.started:
-            raise HarnessError(f"mock server {self.name} did not start within {timeout_s} s")
+            wanted = self._server.config.port
+            why = f" (is port {wanted} of 127.0.0.1 in use?)" if wanted else ""
+            raise HarnessError(f"mock server {self.name} did not start within {timeout_s} s{why}")
         self.port = self._server.servers[0].sockets[0].getsockname()[1]
         return self.port
 
     def stop(self) -> None:
-        self._server.should_exit = True
+        self.signal_stop()
         self._thread.join(10)
+
+    def signal_stop(self) -> None:
+        self._server.should_exit = True
+
+
+def wait_until_stopped(stop: threading.Event | None = None) -> None:
+    """Block until Ctrl-C, SIGTERM or `stop`. The signals only set the event, so no
+    KeyboardInterrupt can land in the middle of a server's shutdown (called from the main
+    thread; elsewhere only `stop` ends the wait)."""
+    stop = stop or threading.Event()
+    signalled: list[int] = []  # the handler only appends: taking a lock there could deadlock
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous[sig] = signal.signal(sig, lambda number, _frame: signalled.append(number))
+    try:
+        while not signalled and not stop.wait(0.2):
+            pass
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 @dataclass
@@ -89,6 +120,9 @@ class MockCluster:
     samples: dict[str, dict[str, str]] = field(default_factory=dict)
     _servers: list[ServerThread] = field(default_factory=list)
     _auth: Any = None  # launcher_auth.AuthMockSetup, once an auth mock was started
+    # Where the run's JWKS documents are already published (an xdist worker's private
+    # instances reuse the main process's publisher, whose port may be fixed by the profile).
+    jwks_base: str | None = None
 
     def __enter__(self) -> MockCluster:
         self.start()
@@ -98,6 +132,13 @@ class MockCluster:
         self.stop()
 
     def start(self) -> dict[str, str]:
+        try:
+            return self._start()
+        except BaseException:
+            self.stop()  # what did start must not outlive a failed start
+            raise
+
+    def _start(self) -> dict[str, str]:
         address = self.profile.address
         if address is not None and address.mock:
             self._generate_keys(address.secret_env)
@@ -125,12 +166,12 @@ class MockCluster:
         if self._auth is None:
             assert self.profile.auth is not None
             self._auth = AuthMockSetup(self.profile.auth, self.secrets)
-            self._auth.prepare(self._serve)
+            self._auth.prepare(self._serve, jwks_base=self.jwks_base)
         port = self._serve(create_app(self._auth.config(), self.faults), "auth")
         return self._auth.targets_info(f"http://127.0.0.1:{port}")
 
-    def _serve(self, app: Any, name: str) -> int:
-        server = ServerThread(app, name)
+    def _serve(self, app: Any, name: str, port: int = 0) -> int:
+        server = ServerThread(app, name, port=port)
         port = server.start()
         self._servers.append(server)
         return port
@@ -216,6 +257,8 @@ class MockCluster:
             self.secrets.setdefault(env_var, os.environ.get(env_var) or generated)
 
     def stop(self) -> None:
+        for server in self._servers:  # all at once: the stop takes the longest one's time, not the sum
+            server.signal_stop()
         for server in reversed(self._servers):
             server.stop()
         self._servers.clear()

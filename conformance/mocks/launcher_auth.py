@@ -58,13 +58,16 @@ class AuthMockSetup:
     pki: Any = None
     info: dict[str, str] = field(default_factory=dict)
 
-    def prepare(self, start_server: Callable[[Any, str], int]) -> None:
-        """Make the PKI, publish the JWKS documents, generate the secrets."""
+    def prepare(self, start_server: Callable[..., int], *, jwks_base: str | None = None) -> None:
+        """Make the PKI, publish the JWKS documents (at the profile's `jwks_publish_port`,
+        or any free port), generate the secrets. With `jwks_base` they are published already."""
         from conformance.auth.jwks_publisher import create_app as jwks_app
 
         self.pki = ensure_pki(self.pki_dir)
-        port = start_server(jwks_app(self.pki.jwks_documents()), "jwks")
-        self.jwks_base = f"http://127.0.0.1:{port}/jwks"
+        if jwks_base is None:
+            port = start_server(jwks_app(self.pki.jwks_documents()), "jwks", self.service.jwks_publish_port)
+            jwks_base = f"http://127.0.0.1:{port}/jwks"
+        self.jwks_base = jwks_base
         env = self.service.secret_env
         for name in ("client_secret", "password", "password_without_role"):
             if name in env:
@@ -106,7 +109,8 @@ class AuthMockSetup:
     def targets_info(self, auth_url: str) -> dict[str, str]:
         """What a run needs to reach one mock authorization server (no secrets)."""
         info = {"auth_url": auth_url, "filing_base": f"{auth_url}/filing", "inquiry_base": f"{auth_url}/inquiry",
-                "audience": default_audience(auth_url), "pki_dir": str(self.pki_dir), "clock": "mock"}
+                "audience": default_audience(auth_url), "pki_dir": str(self.pki_dir), "clock": "mock",
+                "jwks_base": self.jwks_base}
         info.update({f"client.{role}": client_id for role, client_id in CODE_CLIENTS.items()})
         info.update({f"client.{role}": client_id for role, (client_id, _) in CC_CLIENTS.items()})
         return info
