@@ -350,20 +350,26 @@ class MockControls:
         return self.cluster.start_auth()
 
 
+def _cluster_for(pytestconfig: pytest.Config, profile: Profile, state: RunState):
+    """(cluster, own): the run's mock cluster, or in an xdist worker, which has none, a
+    private one with the run's keys, faults and JWKS publisher; the caller stops its own."""
+    from conformance.mocks import faults
+    from conformance.mocks.launcher import MockCluster
+
+    cluster = pytestconfig.stash.get(_CLUSTER, None)
+    if cluster is not None:
+        return cluster, False
+    cluster = MockCluster(profile, faults.FaultSet(frozenset(state.faults)),
+                          jwks_base=state.samples.get("auth", {}).get("jwks_base"))
+    cluster.secrets.update(state.secrets)
+    return cluster, True
+
+
 @pytest.fixture(scope="session")
 def address_mock(pytestconfig: pytest.Config, profile: Profile, conformance_state: RunState):
     if not profile.uses_mock:
         pytest.skip("needs control of the local mock")
-    from conformance.mocks import faults
-    from conformance.mocks.launcher import MockCluster
-
-    # A worker has no cluster of its own: it starts a private one, with the run's keys.
-    cluster = pytestconfig.stash.get(_CLUSTER, None)
-    own = cluster is None
-    if own:
-        cluster = MockCluster(profile, faults.FaultSet(frozenset(conformance_state.faults)))
-        cluster.secrets.update(conformance_state.secrets)
-        cluster.jwks_base = conformance_state.samples.get("auth", {}).get("jwks_base")
+    cluster, own = _cluster_for(pytestconfig, profile, conformance_state)
     yield MockControls(cluster)
     if own:
         cluster.stop()
@@ -412,15 +418,7 @@ def auth_clocked(pytestconfig: pytest.Config, conformance_state: RunState, profi
         yield flows
         api.close()
         return
-    from conformance.mocks import faults
-    from conformance.mocks.launcher import MockCluster
-
-    cluster = pytestconfig.stash.get(_CLUSTER, None)
-    own = cluster is None
-    if own:
-        cluster = MockCluster(profile, faults.FaultSet(frozenset(conformance_state.faults)))
-        cluster.secrets.update(conformance_state.secrets)
-        cluster.jwks_base = conformance_state.samples.get("auth", {}).get("jwks_base")
+    cluster, own = _cluster_for(pytestconfig, profile, conformance_state)
     info = cluster.start_auth()
     flows, api = _auth_flows(pytestconfig, profile, info, conformance_state.secrets, redactor, private=True)
     yield flows

@@ -220,6 +220,7 @@ class MockCluster:
         from conformance.mocks.address.app import create_app
         from conformance.mocks.address.config import AddressMockConfig, KeyPolicy
         from conformance.mocks.address.data import default_database_path, ensure_database
+        from conformance.mocks.address.faults_general import UNVERSIONED_BASE_PATH
 
         env = self.profile.address.secret_env if self.profile.address else {}
         keys = {self.secrets[env["api_key"]]: KeyPolicy(rate_limit=100_000, day_limit=100_000_000)}
@@ -237,7 +238,7 @@ class MockCluster:
                 rate_limit=100_000, day_limit=QUOTA_DAY_LIMIT
             )
         base_path = ADDRESS_BASE_PATH
-        if self.faults.on("address.unversioned_base_path"):
+        if self.faults.on(UNVERSIONED_BASE_PATH.name):
             base_path = base_path.removesuffix("/v2")
         config = AddressMockConfig(
             db_path=ensure_database(default_database_path()),

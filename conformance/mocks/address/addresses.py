@@ -88,8 +88,7 @@ def _validate(
     # ignored, value and all (seed part 4; bag-api.md 4.3).
     expand = None
     if q.has("expand") and not (q.has("pandIdentificatie") or q.has("openbareRuimteIdentificatie")):
-        expand = v.expand("expand", resources.ADDRESS_EXPAND, ignore_unknown=ctx.on(F.UNKNOWN_EXPAND_IGNORED),
-        fields=not ctx.on(F.EXPAND_FIELD_REJECTED))
+        expand = ctx.expand(v, resources.ADDRESS_EXPAND)
     paging = ctx.paging(v)
     v.finish()
     return q, values, expand, paging
@@ -264,8 +263,7 @@ def get_one(ctx: Context) -> HalResult:
     v = P.Validator(q)
     num_id = ctx.path_id(v, "nummeraanduidingIdentificatie", P.NUMMERAANDUIDING_ID)
     eind = v.boolean("inclusiefEindStatus")
-    expand = v.expand("expand", resources.ADDRESS_EXPAND, ignore_unknown=ctx.on(F.UNKNOWN_EXPAND_IGNORED),
-        fields=not ctx.on(F.EXPAND_FIELD_REJECTED))
+    expand = ctx.expand(v, resources.ADDRESS_EXPAND)
     v.finish()
     eind = bool(eind) or ctx.on(F.END_STATUS_ADDRESSES_RETURNED)
     found = ctx.repo.get_address(num_id, inclusief_eind_status=eind)

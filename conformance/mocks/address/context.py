@@ -70,6 +70,11 @@ class Context:
             name, self.path_id_raw or "", pattern, enforce=not self.on(F.PATH_ID_PATTERN_NOT_ENFORCED)
         )
 
+    def expand(self, v: Validator, allowed: dict[str, str]) -> frozenset[str] | None:
+        """The `expand` parameter, read as the faults on this mock read it."""
+        return v.expand("expand", allowed, ignore_unknown=self.on(F.UNKNOWN_EXPAND_IGNORED),
+                        fields=not self.on(F.EXPAND_FIELD_REJECTED))
+
     def building_ids(self, pand_ids: tuple[str, ...] | None) -> tuple[str, ...]:
         """The building ids a building query looks up; under the fault pand_query_leaks also
         every id that differs only in the last digit (neighbouring buildings)."""

@@ -122,8 +122,7 @@ def search(ctx: Context) -> HalResult:
     kind = v.enum("type", _TYPES, ignore_case=True)
     pand_ids = v.pattern_list("pandIdentificaties", P.PAND_ID, enforce=ids_checked)
     huidig, geldig, beschikbaar = _time_travel(ctx, v)
-    expand = v.expand("expand", resources.OBJECT_EXPAND, ignore_unknown=ctx.on(F.UNKNOWN_EXPAND_IGNORED),
-        fields=not ctx.on(F.EXPAND_FIELD_REJECTED))
+    expand = ctx.expand(v, resources.OBJECT_EXPAND)
     paging = ctx.paging(v)
     v.finish()
 
@@ -184,8 +183,7 @@ def get_one(ctx: Context) -> HalResult:
     v = P.Validator(q)
     object_id = ctx.path_id(v, "adresseerbaarObjectIdentificatie", P.ADRESSEERBAAR_OBJECT_ID)
     huidig, geldig, beschikbaar = _time_travel(ctx, v)
-    expand = v.expand("expand", resources.OBJECT_EXPAND, ignore_unknown=ctx.on(F.UNKNOWN_EXPAND_IGNORED),
-        fields=not ctx.on(F.EXPAND_FIELD_REJECTED))
+    expand = ctx.expand(v, resources.OBJECT_EXPAND)
     v.finish()
     _check_huidig(ctx, huidig, q)
     found = ctx.repo.get_adresseerbaar_object(object_id, **_repo_time(ctx, huidig, geldig, beschikbaar))
