@@ -7,8 +7,9 @@
     conformance pki init --out DIR | pki show DIR
     conformance report [RUN_DIR] [--open] | diff OLD_RUN NEW_RUN
 
-Exit codes: 0 every MUST check passed; 1 a MUST check failed; 2 usage or configuration
-error; 3 an environment was unreachable.
+Exit codes: 0 conforms (every MUST check passed); 1 does not conform (a MUST check
+failed); 2 usage or configuration error; 3 an environment was unreachable; 4 could not
+judge (a MUST check was blocked or broke, none failed).
 """
 
 from __future__ import annotations
@@ -88,6 +89,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--mock-fault needs a profile that starts mock servers; {profile.name} starts none")
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     report_dir = Path(args.report_dir or REPO_ROOT / "reports" / f"{stamp}-{profile.name}").resolve()
+    from conformance.pytest_plugin import make_report_dir, resolve_secrets
+
+    make_report_dir(report_dir)  # exit 2 with a message, before anything starts
+    resolve_secrets(profile)  # every secret the profile names, before the first request
     pytest_args = build_pytest_args(args, profile_ref=str(profile.path), report_dir=report_dir)
     code = pytest.main(pytest_args)
     code = _map_pytest_exit(int(code))

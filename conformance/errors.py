@@ -1,10 +1,12 @@
 """Errors the user can act on, and the exit codes they map to.
 
 Exit codes (documented in the README):
-  0  every MUST check passed
-  1  at least one MUST check failed (or could not be evaluated)
+  0  conforms: every MUST check passed
+  1  does not conform: at least one MUST check failed
   2  usage or configuration error
   3  an environment was unreachable
+  4  could not judge: no MUST check failed, but a MUST check was blocked (a precondition
+     failed) or broke (a harness error)
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ class ExitCode(IntEnum):
     MUST_FAILED = 1
     USAGE = 2
     UNREACHABLE = 3
+    COULD_NOT_JUDGE = 4
 
 
 class HarnessError(Exception):
@@ -38,4 +41,7 @@ class UnreachableError(HarnessError):
 
 
 class NotApplicable(Exception):
-    """A check cannot run here (no sample, no key, budget spent). Reported as skipped."""
+    """The check does not apply to this deployment or profile (no sample configured, no
+    resource server, no clock to move, budget spent): outcome `not_applicable`.
+
+    Not for a precondition that failed on the server: that is `checks.finding.Blocked`."""

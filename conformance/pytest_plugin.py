@@ -7,12 +7,17 @@ Responsibilities, in order of a run:
   2. collection: every test in suites/ names one registered check; it gets Allure labels
      and links, and is skipped when the profile's safety switches forbid it;
   3. each test: exchanges are recorded (redacted) and attached; its outcome becomes a
-     summary entry (passed / failed / error / skipped / observation);
-  4. session end (controller): summary.json, the verdict, and the exit code by severity.
+     summary entry (the outcome model is in conformance/reporting/summary.py): a Finding is
+     `failed`, `Blocked` is `blocked`, NotApplicable is `not_applicable` (both reported to
+     pytest, JUnit and Allure as skipped, with the reason prefixed "blocked:" or "not
+     applicable:"), a safety switch is `skipped`, an observation check's value (or what it
+     found) is `observation`;
+  4. session end (controller): summary.json, root causes, the verdict, and the exit code.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 from dataclasses import asdict, dataclass, field
@@ -22,6 +27,7 @@ from typing import Any
 
 import pytest
 
+from conformance.checks.finding import Blocked, Finding
 from conformance.checks.registry import Severity, check_by_id
 from conformance.errors import ConfigError, ExitCode, HarnessError, NotApplicable, UnreachableError
 from conformance.http.address import AddressApi
@@ -35,6 +41,7 @@ from conformance.reporting.summary import Entry, Summary
 SUITES_DIR = REPO_ROOT / "suites"
 
 _STATE = pytest.StashKey["RunState"]()
+_REPORT_DIR = pytest.StashKey[tuple]()
 _RECORDER = pytest.StashKey[Recorder]()
 _CLUSTER = pytest.StashKey[Any]()
 
@@ -103,6 +110,8 @@ def pytest_configure(config: pytest.Config) -> None:
         state = _prepare_run(config)
     except HarnessError as exc:
         _stop_cluster(config)
+        if isinstance(exc, UnreachableError):
+            _write_unreachable_summary(config, exc)
         pytest.exit(f"conformance: {exc}", returncode=int(exc.exit_code))
     config.stash[_STATE] = state
     _load_hypothesis_profile(state)
@@ -136,7 +145,11 @@ def _prepare_run(config: pytest.Config) -> RunState:
     if fault_set.names and not profile.uses_mock:
         raise ConfigError(f"--mock-fault needs a profile that starts mock servers; {profile.name} starts none")
     report_dir = Path(config.getoption("report_dir") or _default_report_dir(profile.name)).resolve()
-    report_dir.mkdir(parents=True, exist_ok=True)
+    make_report_dir(report_dir)
+    config.stash[_REPORT_DIR] = (profile.name, report_dir)
+    # Every secret the profile names is resolved before the first request: a missing one
+    # is a configuration error naming the variable and the key, never a check skipped later.
+    secrets = resolve_secrets(profile)
     if getattr(config.option, "xmlpath", None) is None:
         config.option.xmlpath = str(report_dir / "junit.xml")
     if getattr(config.option, "allure_report_dir", None) is None:
@@ -166,14 +179,47 @@ def _prepare_run(config: pytest.Config) -> RunState:
         state.urls.update(cluster.start())
         state.secrets.update(cluster.secrets)
         state.samples.update(cluster.samples)
+    state.secrets.update(secrets)
+    return state
+
+
+def resolve_secrets(profile: Profile) -> dict[str, str]:
+    """env var -> value for every secret the profile names for a real service."""
+    out: dict[str, str] = {}
     for name, service in profile.services.items():
         if service.mock:
             continue
         for secret, env_var in getattr(service, "secret_env", {}).items():
-            value = read_secret(env_var, purpose=f"{name} {secret}", required=secret == "api_key")
-            if value:
-                state.secrets[env_var] = value
-    return state
+            value = read_secret(env_var, purpose=f"{_SERVICE_TITLES.get(name, name)} {secret}, "
+                                f"profile key services.{name}.secrets.{secret}")
+            assert value is not None
+            out[env_var] = value
+    return out
+
+
+_SERVICE_TITLES = {"address": "address API", "auth": "authorization server", "soap": "SOAP message service"}
+
+
+def make_report_dir(report_dir: Path) -> None:
+    """The report directory, writable; exit 2 with a message otherwise."""
+    try:
+        report_dir.mkdir(parents=True, exist_ok=True)
+        probe_file = report_dir / ".writable"
+        probe_file.write_text("")
+        probe_file.unlink()
+    except OSError as exc:
+        raise ConfigError(f"report directory {report_dir} is not writable ({exc.strerror or exc})") from None
+
+
+def _write_unreachable_summary(config: pytest.Config, exc: UnreachableError) -> None:
+    """An unreachable environment still leaves a report directory saying so."""
+    where = config.stash.get(_REPORT_DIR, None)
+    if where is None:
+        return
+    name, report_dir = where
+    summary = Summary(profile=name, stopped=f"unreachable: {exc}")
+    with contextlib.suppress(OSError):
+        summary.write(report_dir)
 
 
 def _default_report_dir(profile_name: str) -> Path:
@@ -235,6 +281,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 _CHECK_ID = pytest.StashKey[str]()
 _TEST_ID = pytest.StashKey[str]()
 _OBSERVED = pytest.StashKey[list]()
+_NOT_JUDGED = pytest.StashKey[tuple]()
 
 
 # --------------------------------------------------------------------------- fixtures
@@ -436,8 +483,8 @@ def pytest_runtest_setup(item: pytest.Item):
         recorder.take()
     try:
         return (yield)
-    except NotApplicable as exc:  # a fixture found no sample, key or budget
-        pytest.skip(str(exc))
+    except (NotApplicable, Blocked) as exc:  # a fixture found no sample, or its flow failed
+        _not_judged(item, exc)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -445,13 +492,27 @@ def pytest_runtest_call(item: pytest.Item):
     recorder = item.config.stash.get(_RECORDER, None)
     try:
         return (yield)
-    except NotApplicable as exc:
-        pytest.skip(str(exc))
+    except (NotApplicable, Blocked) as exc:
+        _not_judged(item, exc)
+    except Finding as exc:
+        if _CHECK_ID not in item.stash or check_by_id(item.stash[_CHECK_ID]).severity is not Severity.OBSERVATION:
+            raise
+        # An observation never fails: what it found is the observed value.
+        item.stash.setdefault(_OBSERVED, []).append({"finding": str(exc)})
     finally:
         if recorder is not None and _CHECK_ID in item.stash:
             allure_adapter.attach_exchanges(recorder.take())
             for value in item.stash.get(_OBSERVED, []):
                 allure_adapter.attach_observation(value)
+
+
+def _not_judged(item: pytest.Item, exc: NotApplicable | Blocked) -> None:
+    """Report a blocked or not-applicable check to pytest (and so JUnit and Allure) as skipped."""
+    if isinstance(exc, Blocked):
+        item.stash[_NOT_JUDGED] = ("blocked", exc.cause)
+        pytest.skip(f"blocked: {exc}")
+    item.stash[_NOT_JUDGED] = ("not_applicable", None)
+    pytest.skip(f"not applicable: {exc}")
 
 
 @pytest.hookimpl(wrapper=True)
@@ -475,14 +536,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         duration_s=round(report.duration, 3),
     )
     if report.skipped:
-        entry.outcome = "skipped"
+        entry.outcome, entry.cause = item.stash.get(_NOT_JUDGED, ("skipped", None))
         entry.reason = _skip_reason(report)
     elif report.failed:
         excinfo = call.excinfo
         is_finding = excinfo is not None and _is_finding(excinfo.value)
         entry.outcome = "failed" if is_finding else "error"
         entry.unreachable = excinfo is not None and excinfo.errisinstance(UnreachableError)
-        entry.reason = _failure_reason(excinfo) if excinfo else _one_line(report.longreprtext)
+        entry.reason = _failure_reason(excinfo) if excinfo else _full(report.longreprtext)
+        entry.cause = getattr(excinfo.value, "cause", None) if excinfo else None
     elif check.severity is Severity.OBSERVATION:
         observed = item.stash.get(_OBSERVED, [])
         if observed:
@@ -498,8 +560,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
 def _skip_reason(report: pytest.TestReport) -> str:
     longrepr = report.longrepr
     if isinstance(longrepr, tuple) and len(longrepr) == 3:
-        return str(longrepr[2]).removeprefix("Skipped: ")
-    return _one_line(str(longrepr))
+        text = str(longrepr[2]).removeprefix("Skipped: ")
+    else:
+        text = _full(str(longrepr))
+    return text.removeprefix("blocked: ").removeprefix("not applicable: ")
 
 
 def _is_finding(exc: BaseException) -> bool:
@@ -510,22 +574,24 @@ def _is_finding(exc: BaseException) -> bool:
 
 
 def _failure_reason(excinfo: pytest.ExceptionInfo[BaseException]) -> str:
-    """One line; for an exception group (schemathesis), the distinct sub-failures."""
+    """The whole reason, on one line; for an exception group (schemathesis), the distinct
+    sub-failures. Never cut here: summary.json keeps it all (the console shortens)."""
     exc = excinfo.value
     if isinstance(exc, BaseExceptionGroup):
         parts = []
         for sub in exc.exceptions:
             lines = [ln.strip() for ln in str(sub).splitlines() if ln.strip()]
             parts.append(" ".join(lines[:2]))
-        return _one_line("; ".join(dict.fromkeys(parts)))
-    return _one_line(excinfo.exconly())
+        return _full("; ".join(dict.fromkeys(parts)))
+    if isinstance(exc, Finding):
+        return _full(str(exc))
+    return _full(excinfo.exconly())
 
 
-def _one_line(text: str, limit: int = 300) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    first = lines[0] if lines else ""
-    first = first.removeprefix("conformance.checks.finding.Finding: ").removeprefix("AssertionError: ")
-    return first if len(first) <= limit else first[: limit - 1] + "…"
+def _full(text: str) -> str:
+    """Lines joined into one, without the exception class prefix."""
+    text = " ".join(line.strip() for line in text.splitlines() if line.strip())
+    return text.removeprefix("conformance.checks.finding.Finding: ").removeprefix("AssertionError: ")
 
 
 class _SummaryCollector:

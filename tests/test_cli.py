@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -72,6 +73,53 @@ def test_unreachable_environment_is_exit_3(tmp_path: Path) -> None:
                      env={"VENDOR_TEST_KEY": "x" * 12})
     assert result.returncode == 3, result.stdout + result.stderr
     assert "unreachable" in (result.stdout + result.stderr)
+    assert_clean(result)
+    # the report directory says so too
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    assert (summary["verdict"], summary["exit_code"]) == ("UNREACHABLE", 3) and "unreachable" in summary["stopped"]
+
+
+def test_missing_secret_is_named_even_when_the_server_is_down(tmp_path: Path) -> None:
+    profile = vendor_profile(tmp_path, f"http://127.0.0.1:{free_port()}/v2", key_env="VENDOR_UNSET_KEY")
+    env = {k: v for k, v in os.environ.items() if k != "VENDOR_UNSET_KEY"}
+    result = subprocess.run([*CLI, "run", "--profile", profile, "--no-html", "--report-dir", str(tmp_path / "r")],
+                            capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "VENDOR_UNSET_KEY" in result.stderr and "services.address.secrets.api_key" in result.stderr
+    assert_clean(result)
+
+
+def test_every_named_secret_of_every_service_is_required(tmp_path: Path) -> None:
+    path = tmp_path / "vendor-auth.toml"
+    path.write_text(f"""
+[profile]
+name = "vendor-auth"
+description = "an authorization server whose client secret is not exported"
+[services.auth]
+mock = false
+auth_url = "http://127.0.0.1:{free_port()}"
+filing_base = "http://127.0.0.1:9"
+inquiry_base = "http://127.0.0.1:9"
+redirect_uri = "http://127.0.0.1:8765/callback"
+[services.auth.secrets]
+client_secret = "VENDOR_UNSET_CLIENT_SECRET"
+""")
+    env = {k: v for k, v in os.environ.items() if k != "VENDOR_UNSET_CLIENT_SECRET"}
+    for args in (["run", "--profile", str(path), "--no-html", "--report-dir", str(tmp_path / "r")],
+                 ["run", "--profile", str(path), "--suite", "address", "--no-html", "--report-dir", str(tmp_path / "r")]):
+        result = subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert "VENDOR_UNSET_CLIENT_SECRET" in result.stderr and "services.auth.secrets.client_secret" in result.stderr
+        assert "authorization server" in result.stderr
+        assert_clean(result)
+
+
+def test_unwritable_report_dir_is_exit_2(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    result = run_cli("run", "--suite", "soap", "--no-html", "--report-dir", str(blocker / "run"))
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "report directory" in result.stderr and "not writable" in result.stderr
     assert_clean(result)
 
 

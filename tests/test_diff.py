@@ -70,6 +70,18 @@ def test_improvements_and_changes_exit_0(tmp_path: Path, capsys: pytest.CaptureF
     assert out[-1] == "verdict: no regression (exit 0)"  # a new SHOULD failure is listed, not a regression
 
 
+def test_a_check_failing_in_one_more_case_is_a_regression(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Per check, both runs read "failed": compared per test case, the second case regressed.
+    old = run_dir(tmp_path, "old", entry("a.limit", "failed", test="t::limit[page]", reason="page 0 accepted"),
+                  entry("a.limit", "passed", test="t::limit[pageSize]"))
+    new = run_dir(tmp_path, "new", entry("a.limit", "failed", test="t::limit[page]", reason="page 0 accepted"),
+                  entry("a.limit", "failed", test="t::limit[pageSize]", reason="pageSize 101 accepted"))
+    code, out = diff(capsys, old, new)
+    assert code == 1
+    assert "REGRESSED (pass -> fail): 1" in out
+    assert any("a.limit [pageSize]" in line and "pageSize 101 accepted" in line for line in out)
+
+
 @pytest.mark.parametrize("bad", ["missing", "empty", "garbage", "not_a_summary"])
 def test_bad_input_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], bad: str) -> None:
     good = run_dir(tmp_path, "good", entry("a", "passed"))

@@ -36,7 +36,7 @@ def entry(check: str, reqs: list[str], severity: str, outcome: str, *, suite: st
 
 CATALOGUE = {r.id: r for r in [
     req("R-pass"), req("R-fail"), req("R-warn"), req("R-obs"), req("R-gap"), req("R-skip"),
-    req("R-worst"), req("R-deselected"), req("R-auth", "auth", "seed 001 part 2 (Resources and fields)"),
+    req("R-worst"), req("R-blocked"), req("R-deselected"), req("R-auth", "auth", "seed 001 part 2 (Resources and fields)"),
 ]}
 CHECKS = {
     "R-pass": [FakeCheck("a.pass", "MUST", "address")],
@@ -45,6 +45,7 @@ CHECKS = {
     "R-obs": [FakeCheck("a.observe", "observation", "address")],
     "R-skip": [FakeCheck("a.fuzz", "MUST", "address")],
     "R-worst": [FakeCheck("a.param", "MUST", "address")],
+    "R-blocked": [FakeCheck("a.blocked", "MUST", "address")],
     "R-deselected": [FakeCheck("a.not_selected", "MUST", "address")],
     "R-auth": [FakeCheck("auth.flow", "MUST", "auth")],
 }
@@ -55,7 +56,8 @@ SUMMARY = {"profile": "production", "started": "2026-01-01T00:00:00+00:00", "che
     entry("a.observe", ["R-obs"], "observation", "observation", value="2.9.2"),
     entry("a.fuzz", ["R-skip"], "MUST", "skipped", reason="production profile forbids fuzzing"),
     entry("a.param", ["R-worst"], "MUST", "passed", test="a.param[1]"),
-    entry("a.param", ["R-worst"], "MUST", "error", test="a.param[2]", reason="ReadTimeout"),
+    entry("a.param", ["R-worst"], "MUST", "failed", test="a.param[2]", reason="ReadTimeout"),
+    entry("a.blocked", ["R-blocked"], "MUST", "blocked", reason="control refused: GET /x -> 401"),
     entry("a.stray", ["R-uncatalogued"], "MUST", "passed"),
 ]}
 
@@ -70,8 +72,9 @@ def test_each_verdict_kind() -> None:
     assert verdicts == {
         "R-pass": "passed", "R-fail": "failed", "R-warn": "warning", "R-obs": "observed",
         "R-gap": "not tested", "R-skip": "not tested", "R-worst": "failed", "R-deselected": "not tested",
-        "R-auth": "not tested", "R-uncatalogued": "passed",
+        "R-auth": "not tested", "R-uncatalogued": "passed", "R-blocked": "blocked",
     }
+    assert rows["R-blocked"]["reason"] == "a.blocked blocked: control refused: GET /x -> 401"
     assert rows["R-fail"]["reason"] == "a.must_fails: expected 400, got 200"  # the MUST failure decides
     assert rows["R-warn"]["reason"] == "a.should_fails: no Pragma"
     assert rows["R-worst"]["reason"] == "a.param: ReadTimeout"  # the worst of a check's tests
@@ -98,8 +101,8 @@ def test_a_requirement_missing_from_the_catalogue_is_still_shown() -> None:
 
 def test_totals_count_verdicts_and_gaps_per_api() -> None:
     counts = totals(build_matrix(SUMMARY, CATALOGUE, CHECKS))
-    assert counts["all"] == {"requirements": 10, "failed": 2, "warning": 1, "passed": 2, "observed": 1,
-                             "not tested": 4, "gaps": 1}
+    assert counts["all"] == {"requirements": 11, "failed": 2, "warning": 1, "blocked": 1, "passed": 2,
+                             "observed": 1, "not tested": 4, "gaps": 1}
     assert counts["auth"]["not tested"] == 1 and counts["auth"]["requirements"] == 1
 
 
@@ -108,9 +111,10 @@ def test_markdown_groups_by_api_and_source_with_totals_first() -> None:
                                                                  "observation", value="a|b")]}
     md = render_markdown(summary, build_matrix(summary, CATALOGUE, CHECKS))
     lines = md.splitlines()
-    assert lines.index("| **all** | 10 | 2 | 1 | 2 | 1 | 4 | 1 |") < lines.index("## Address API (seed 000)")
-    assert lines.index("## Address API (seed 000)") < lines.index("### seed 000 part 4 (Endpoints)")
-    assert "## Authorization (seed 001a)" in lines
+    title = "## Address API (specification 000)"
+    assert lines.index("| **all** | 11 | 2 | 1 | 1 | 2 | 1 | 4 | 1 |") < lines.index(title)
+    assert lines.index(title) < lines.index("### seed 000 part 4 (Endpoints)")
+    assert "## Authorization server (specification 001, part a)" in lines
     row = next(line for line in lines if line.startswith("| `R-pass`"))
     assert "a\\|b" in row and row.count(" | ") == 5  # a pipe in a value cannot break the table
 

@@ -17,15 +17,64 @@ def test_exit_codes_by_severity(tmp_path) -> None:
     s = Summary(profile="p")
     s.add(entry("MUST", "passed"))
     s.add(entry("SHOULD", "failed", reason="warn"))
+    s.add(entry("SHOULD", "blocked", reason="control refused"))
     s.add(entry("observation", "observation", value=42))
+    s.add(entry("MUST", "not_applicable", reason="no resource server"))
     assert s.exit_code() is ExitCode.OK
+    s.add(entry("MUST", "blocked", reason="control refused", cause="GET /x -> 404"))
+    assert s.exit_code() is ExitCode.COULD_NOT_JUDGE
     s.add(entry("MUST", "error", reason="boom"))
+    assert s.exit_code() is ExitCode.COULD_NOT_JUDGE
+    s.add(entry("MUST", "failed", reason="wrong"))
     assert s.exit_code() is ExitCode.MUST_FAILED
     s.add(entry("MUST", "error", unreachable=True))
     assert s.exit_code() is ExitCode.UNREACHABLE
     data = json.loads(s.write(tmp_path).read_text())
-    assert data["counts"]["warnings"] == 1 and data["counts"]["must_failures"] == 2
-    assert {"check", "requirements", "severity", "suite", "outcome", "reason", "value"} <= set(data["checks"][0])
+    assert data["counts"]["warnings"] == 1 and data["counts"]["must_failures"] == 1
+    assert data["counts"]["blocked"] == 2 and data["counts"]["must_not_judged"] == 3
+    assert {"check", "requirements", "severity", "suite", "outcome", "reason", "value", "cause"} <= set(data["checks"][0])
+
+
+def test_verdict_text_for_ci() -> None:
+    s = Summary(profile="p")
+    s.add(entry("MUST", "passed"))
+    assert s.to_json()["verdict_text"] == "conforms"
+    s.add(entry("MUST", "blocked", reason="r"))
+    assert (s.to_json()["verdict"], s.to_json()["verdict_text"], s.to_json()["exit_code"]) == \
+        ("COULD_NOT_JUDGE", "could not judge", 4)
+
+
+def test_unreachable_run_still_has_a_summary(tmp_path) -> None:
+    s = Summary(profile="p", stopped="unreachable: http://127.0.0.1:9/v2 refused the connection")
+    data = json.loads(s.write(tmp_path).read_text())
+    assert (data["verdict"], data["exit_code"], data["checks"]) == ("UNREACHABLE", 3, [])
+    assert "refused" in data["stopped"]
+
+
+def test_root_causes_list_each_cause_once_with_its_checks() -> None:
+    s = Summary(profile="p")
+    for check in ("c.one", "c.two", "c.three"):
+        s.add(Entry(check=check, requirements=["R"], severity="MUST", suite="a", title="t", test=check,
+                    outcome="blocked", reason=f"{check} needed the sample: GET /a/1 -> 404", cause="GET /a/1 -> 404"))
+    # the same failing fixture reads the same for every test it broke
+    for check in ("c.four", "c.five"):
+        s.add(Entry(check=check, requirements=["R"], severity="SHOULD", suite="a", title="t", test=check,
+                    outcome="error", reason="ConnectError: refused"))
+    s.add(Entry(check="c.alone", requirements=["R"], severity="MUST", suite="a", title="t", test="c.alone",
+                outcome="failed", reason="its own defect"))
+    causes = s.root_causes()
+    assert [(c["cause"], c["checks"]) for c in causes] == [
+        ("GET /a/1 -> 404", ["c.one", "c.three", "c.two"]),
+        ("ConnectError: refused", ["c.five", "c.four"]),
+    ]
+    assert causes[0]["must"] == 3 and causes[0]["outcomes"] == ["blocked"]
+
+
+def test_reasons_are_kept_whole() -> None:
+    long = "x" * 5000
+    s = Summary(profile="p")
+    s.add(entry("MUST", "failed", reason=long))
+    assert s.to_json()["checks"][0]["reason"] == long
 
 
 def test_repeated_reports_keep_the_worst_outcome() -> None:
@@ -45,6 +94,9 @@ def test_verdict_per_requirement() -> None:
     add("a.ok", "MUST", "passed", ["R3", "R4"])
     add("a.obs", "observation", "observation", ["R5"])
     add("a.skip", "MUST", "skipped", ["R6"])
+    add("a.blocked", "MUST", "blocked", ["R7"])
+    add("a.blocked_should", "SHOULD", "blocked", ["R8", "R4"])
     verdicts = {req: item["verdict"] for req, item in s.by_requirement().items()}
-    assert verdicts == {"R1": "failed", "R2": "failed", "R3": "warning", "R4": "passed", "R5": "observed", "R6": "skipped"}
-    assert s.by_requirement()["R2"]["failing"] == {"a.must": "MUST", "a.should": "SHOULD"}
+    assert verdicts == {"R1": "failed", "R2": "failed", "R3": "warning", "R4": "passed", "R5": "observed",
+                        "R6": "not tested", "R7": "blocked", "R8": "not tested"}
+    assert s.by_requirement()["R2"]["failing"] == {"a.must": "failed", "a.should": "failed"}

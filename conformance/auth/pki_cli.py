@@ -101,7 +101,7 @@ def cmd_pki_show(args: argparse.Namespace, out: TextIO | None = None) -> int:
 def cmd_pki_serve(args: argparse.Namespace, out: TextIO | None = None, stop: threading.Event | None = None) -> int:
     """Publish until Ctrl-C (or until `stop` is set, for tests)."""
     from conformance.auth.jwks_publisher import create_app
-    from conformance.mocks.launcher import ServerThread, wait_until_stopped
+    from conformance.serving import ServerThread, wait_until_stopped
 
     out = out or sys.stdout
     directory: Path = args.directory

@@ -7,20 +7,14 @@ a reusable key) and handed over in memory as `MockCluster.secrets`.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import secrets
-import signal
-import ssl
-import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-import uvicorn
-
-from conformance.errors import HarnessError
 from conformance.mocks.faults import FaultSet
 from conformance.profiles import Profile
+from conformance.serving import ServerThread, TlsOptions, wait_until_stopped  # noqa: F401  (re-exported)
 
 ADDRESS_BASE_PATH = "/lvbag/individuelebevragingen/v2"
 
@@ -28,85 +22,6 @@ ADDRESS_BASE_PATH = "/lvbag/individuelebevragingen/v2"
 RESTRICTED_PREFIXES = ("/adressenuitgebreid",)
 LIMITED_RATE = (5, 60)  # 5 requests per 60 s window: a burst of 6 is refused
 QUOTA_DAY_LIMIT = 25
-
-
-@dataclass(frozen=True)
-class TlsOptions:
-    """TLS for a mock server: its certificate and key, and, with `client_ca`, a client
-    certificate issued by that CA is required for the handshake (mutual TLS)."""
-
-    certfile: str
-    keyfile: str
-    client_ca: str | None = None
-
-    def uvicorn_kwargs(self) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {"ssl_certfile": self.certfile, "ssl_keyfile": self.keyfile}
-        if self.client_ca is not None:
-            kwargs.update(ssl_ca_certs=self.client_ca, ssl_cert_reqs=ssl.CERT_REQUIRED)
-        return kwargs
-
-
-class ServerThread:
-    """One uvicorn server in a daemon thread; `start()` returns once it listens."""
-
-    def __init__(self, app: Any, name: str, *, ssl: TlsOptions | None = None, port: int = 0) -> None:
-        config = uvicorn.Config(
-            app, host="127.0.0.1", port=port, log_level="warning", lifespan="off", access_log=False,
-            timeout_graceful_shutdown=2,  # a client that keeps its connection open cannot hold a stop up
-            **(ssl.uvicorn_kwargs() if ssl is not None else {}),
-        )
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._run, name=f"mock-{name}", daemon=True)
-        self.name = name
-        self.port = 0
-
-    def _run(self) -> None:
-        # uvicorn exits (SystemExit) when it cannot bind; start() reports that as a HarnessError.
-        with contextlib.suppress(SystemExit):
-            self._server.run()
-
-    def start(self, timeout_s: float = 15.0) -> int:
-        self._thread.start()
-        started = threading.Event()
-
-        def wait() -> None:
-            while not self._server.started and self._thread.is_alive():
-                started.wait(0.01)
-
-        waiter = threading.Thread(target=wait)
-        waiter.start()
-        waiter.join(timeout_s)
-        if not self._server.started:
-            wanted = self._server.config.port
-            why = f" (is port {wanted} of 127.0.0.1 in use?)" if wanted else ""
-            raise HarnessError(f"mock server {self.name} did not start within {timeout_s} s{why}")
-        self.port = self._server.servers[0].sockets[0].getsockname()[1]
-        return self.port
-
-    def stop(self) -> None:
-        self.signal_stop()
-        self._thread.join(10)
-
-    def signal_stop(self) -> None:
-        self._server.should_exit = True
-
-
-def wait_until_stopped(stop: threading.Event | None = None) -> None:
-    """Block until Ctrl-C, SIGTERM or `stop`. The signals only set the event, so no
-    KeyboardInterrupt can land in the middle of a server's shutdown (called from the main
-    thread; elsewhere only `stop` ends the wait)."""
-    stop = stop or threading.Event()
-    signalled: list[int] = []  # the handler only appends: taking a lock there could deadlock
-    previous = {}
-    if threading.current_thread() is threading.main_thread():
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            previous[sig] = signal.signal(sig, lambda number, _frame: signalled.append(number))
-    try:
-        while not signalled and not stop.wait(0.2):
-            pass
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 @dataclass

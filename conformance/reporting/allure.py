@@ -19,7 +19,8 @@ _SEVERITY = {
     Severity.SHOULD: allure.severity_level.NORMAL,
     Severity.OBSERVATION: allure.severity_level.TRIVIAL,
 }
-_EPIC = {"address": "Address API (seed 000)", "auth": "Authorization (seed 001a)", "soap": "SOAP message service (seed 001b)"}
+_EPIC = {"address": "Address API (specification 000)", "auth": "Authorization server (specification 001, part a)",
+         "soap": "SOAP message service (specification 001, part b)"}
 
 SEED_FILES = {"ADDR": "000_cca6f102b48e2c17.txt", "AUTH": "001_a6026fda4ad71339.txt", "SOAP": "001_a6026fda4ad71339.txt"}
 

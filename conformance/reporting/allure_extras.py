@@ -6,8 +6,8 @@ for serial and xdist runs and can be redone later for an old run:
 * environment.properties: profile, targets, harness version, the server's api-version,
   time of run (shown as "Metadata" on the report's overview);
 * executor.json: the CI system, build and URL, when the environment says so;
-* categories.json: product defects (MUST failures), warnings (SHOULD), observations,
-  environment problems and harness errors. Allure 2's schema, plus a `labels` member
+* categories.json: product defects (MUST failures), warnings (SHOULD), blocked and
+  not-applicable checks, observations, environment problems and harness errors. Allure 2's schema, plus a `labels` member
   (Allure 2 ignores it) that `allure3_categories` hands to Allure 3, whose categories live
   in its config and can match on labels: that is how MUST and SHOULD failures are told apart;
 * the conformance matrix as global attachments (overview tab "Global Attachments"), so it
@@ -54,6 +54,11 @@ CATEGORIES: list[dict[str, Any]] = [
      "description": "The API breaks a requirement the spec states: the run fails (exit 1)."},
     {"name": "Warnings (SHOULD failures)", "matchedStatuses": ["failed"], "labels": {"tag": "^SHOULD$"},
      "description": "The API departs from public behaviour where the spec is silent."},
+    {"name": "Blocked (could not judge)", "matchedStatuses": ["skipped"], "messageRegex": r"[\s\S]*blocked: [\s\S]*",
+     "description": "A precondition failed (the flow, sample or control request the check starts from): "
+                    "the rule was not judged. See the run's root causes."},
+    {"name": "Not applicable", "matchedStatuses": ["skipped"], "messageRegex": r"[\s\S]*not applicable: [\s\S]*",
+     "description": "The check does not apply to this deployment or profile."},
     {"name": "Observations", "matchedStatuses": ["passed", "failed", "broken"], "labels": {"tag": "^observation$"},
      "description": "Values the spec leaves open, measured and recorded; never a failure."},
 ]

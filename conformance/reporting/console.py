@@ -1,9 +1,16 @@
-"""The verdict as people read it on a console: counts, MUST failures, warnings, observations."""
+"""The verdict as people read it on a console: counts, root causes, MUST failures, blocked
+checks, warnings, observations. Reasons are shortened here only; summary.json has them whole."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+
+from conformance.reporting.summary import OUTCOMES
+
+REASON_LIMIT = 300
+_LEVEL = {("failed", "MUST"): "FAIL", ("failed", "SHOULD"): "WARN", ("blocked", "MUST"): "BLKD",
+          ("blocked", "SHOULD"): "blkd", ("blocked", "observation"): "blkd"}
 
 
 def verdict_lines(summary: dict[str, Any], report_dir: Path) -> list[str]:
@@ -11,24 +18,34 @@ def verdict_lines(summary: dict[str, Any], report_dir: Path) -> list[str]:
     lines = [
         f"profile {summary['profile']}  seed {summary['seed']}"
         + (f"  faults {', '.join(summary['faults'])}" if summary["faults"] else ""),
-        "checks: "
-        + ", ".join(f"{counts[k]} {k}" for k in ("passed", "failed", "error", "skipped", "observation"))
-        + f"  ({counts['warnings']} SHOULD warnings)",
     ]
+    if summary.get("stopped"):
+        lines.append(f"run stopped before any check: {summary['stopped']}")
+    lines.append("checks: " + ", ".join(f"{counts.get(k, 0)} {k.replace('_', ' ')}" for k in OUTCOMES)
+                 + f"  ({counts['warnings']} SHOULD warnings)")
+    causes = summary.get("root_causes", [])
+    grouped = {check for cause in causes for check in cause["checks"]}
+    if causes:
+        lines.append(f"root causes ({len(causes)}; each took down several checks):")
+        for cause in causes:
+            names = ", ".join(cause["checks"][:4]) + (f", … ({len(cause['checks'])} in all)" if len(cause["checks"]) > 4 else "")
+            lines.append(f"  CAUSE {'/'.join(cause['outcomes'])} x{len(cause['checks'])}: {_short(cause['cause'])}")
+            lines.append(f"        {names}")
     for entry in summary["checks"]:
-        if entry["outcome"] in ("failed", "error"):
-            level = "WARN" if entry["severity"] == "SHOULD" else "FAIL"
-            if entry["severity"] == "observation":
-                level = "ERR "
-            lines.append(f"  {level} {entry['check']} [{', '.join(entry['requirements'])}]: {entry['reason']}")
+        outcome = entry["outcome"]
+        if outcome not in ("failed", "error", "blocked") or entry["check"] in grouped:
+            continue
+        level = "ERR " if outcome == "error" else _LEVEL.get((outcome, entry["severity"]), "FAIL")
+        lines.append(f"  {level} {entry['check']} [{', '.join(entry['requirements'])}]: {_short(entry['reason'])}")
     observed = [e for e in summary["checks"] if e["outcome"] == "observation"]
     for entry in observed[:20]:
-        lines.append(f"  OBS  {entry['check']}: {_short(entry['value'])}")
-    lines.append(f"verdict: {summary['verdict']} (exit {summary['exit_code']})  report: {report_dir}")
+        lines.append(f"  OBS  {entry['check']}: {_short(entry['value'], 120)}")
+    text = summary.get("verdict_text") or summary["verdict"]
+    lines.append(f"verdict: {text.upper()} ({summary['verdict']}, exit {summary['exit_code']})  report: {report_dir}")
     return lines
 
 
-def _short(value: Any, limit: int = 120) -> str:
+def _short(value: Any, limit: int = REASON_LIMIT) -> str:
     text = str(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

@@ -1,7 +1,8 @@
 """Run-to-run comparison of two summary.json files: what got worse, what got better.
 
-Used to compare a release candidate's run with the last release's. Per check (a check
-with several tests counts with its worst outcome):
+Used to compare a release candidate's run with the last release's. Per test case (a check
+id and its parameters), so a check that already failed in one case and now fails in
+another too has regressed:
 
 * regressed: passed or observed before, failed or broken now (any severity);
 * newly failing: a MUST check failing now that was not failing before (new, or skipped);
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.errors import ConfigError
-from conformance.reporting.matrix import checks_by_id
+from conformance.reporting.summary import RANK
 
 _BAD = ("failed", "error")
 _GOOD = ("passed", "observation")
@@ -63,19 +64,22 @@ def load_run(path: Path) -> dict[str, Any]:
 
 
 def compare(old: dict[str, Any], new: dict[str, Any]) -> RunDiff:
+    """Test case by test case (check id and its parameters): a check that already failed in
+    one case and newly fails in another has regressed."""
     try:
-        before, after = checks_by_id(old["checks"]), checks_by_id(new["checks"])
+        before, after = _cases(old["checks"]), _cases(new["checks"])
     except (KeyError, TypeError) as exc:
         raise ConfigError(f"a summary entry lacks a field: {exc}") from None
     diff = RunDiff()
-    for check_id in sorted(set(before) | set(after)):
-        a, b = before.get(check_id), after.get(check_id)
+    for key in sorted(set(before) | set(after)):
+        a, b = before.get(key), after.get(key)
+        name = _label(key)
         if b is None:
             assert a is not None
-            diff.removed.append(Change(check_id, a["severity"], a["outcome"], "absent"))
+            diff.removed.append(Change(name, a["severity"], a["outcome"], "absent"))
             continue
         old_outcome = a["outcome"] if a else "absent"
-        change = Change(check_id, b["severity"], old_outcome, b["outcome"], b["reason"] or "")
+        change = Change(name, b["severity"], old_outcome, b["outcome"], b.get("reason") or "")
         if a is None:
             diff.new.append(change)
         if old_outcome in _GOOD and b["outcome"] in _BAD:
@@ -83,15 +87,32 @@ def compare(old: dict[str, Any], new: dict[str, Any]) -> RunDiff:
         elif b["outcome"] in _BAD and old_outcome not in _BAD and b["severity"] == "MUST":
             diff.newly_failing.append(change)
         elif old_outcome in _BAD and b["outcome"] in _GOOD:
-            diff.fixed.append(Change(check_id, b["severity"], old_outcome, b["outcome"]))
+            diff.fixed.append(Change(name, b["severity"], old_outcome, b["outcome"]))
         elif a is None:
             continue
-        elif old_outcome == b["outcome"] == "observation" and _norm(a["values"]) != _norm(b["values"]):
-            diff.observations.append(Change(check_id, b["severity"], "observation", "observation",
-                                            f"{_short(a['values'])} -> {_short(b['values'])}"))
+        elif old_outcome == b["outcome"] == "observation" and _norm([a.get("value")]) != _norm([b.get("value")]):
+            diff.observations.append(Change(name, b["severity"], "observation", "observation",
+                                            f"{_short([a.get('value')])} -> {_short([b.get('value')])}"))
         elif old_outcome != b["outcome"]:
             diff.other.append(change)
     return diff
+
+
+def _cases(entries: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
+    """(check id, test case) -> its entry; a case reported twice keeps its worst outcome."""
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for e in entries:
+        key = (e["check"], e.get("test") or e["check"])
+        if key not in out or RANK.get(e["outcome"], 0) > RANK.get(out[key]["outcome"], 0):
+            out[key] = e
+    return out
+
+
+def _label(key: tuple[str, str]) -> str:
+    """The check id, with the test case's parameters when it has any ("check [param]")."""
+    check, test = key
+    params = test[test.index("["):] if "[" in test and test.endswith("]") else ""
+    return f"{check} {params}" if params else check
 
 
 def _norm(values: list[Any]) -> str:

@@ -5,8 +5,9 @@ including those no check verifies (gaps) and those a run could not test (skipped
 run). This module joins summary.json with the requirement catalogue and writes matrix.json
 and matrix.md next to summary.json.
 
-Verdicts: failed (a MUST check failed or broke), warning (a SHOULD check did), passed,
-observed (only measured, with the values), not tested (with the reason).
+Verdicts: failed (a MUST check failed), warning (a SHOULD check did), blocked (a MUST check
+could not judge: a precondition failed or the check broke), passed, observed (only measured,
+with the values), not tested (with the reason).
 """
 
 from __future__ import annotations
@@ -17,17 +18,16 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
+from conformance.reporting.summary import NOT_JUDGED, RANK
 from conformance.requirements import Requirement, checks_index, load_requirements
 
-VERDICTS = ("failed", "warning", "passed", "observed", "not tested")
+VERDICTS = ("failed", "warning", "blocked", "passed", "observed", "not tested")
 API_TITLES = {
-    "address": "Address API (seed 000)",
-    "auth": "Authorization (seed 001a)",
-    "soap": "SOAP message service (seed 001b)",
+    "address": "Address API (specification 000)",
+    "auth": "Authorization server (specification 001, part a)",
+    "soap": "SOAP message service (specification 001, part b)",
 }
 GAP_REASON = "no check verifies it"
-_RANK = {"not run": -1, "skipped": 0, "passed": 1, "observation": 2, "failed": 3, "error": 4}
-_BAD = ("failed", "error")
 
 
 class CheckLike(Protocol):
@@ -73,7 +73,7 @@ def checks_by_id(entries: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]
         })
         if e["outcome"] == "observation":
             item["values"].append(e.get("value"))
-        if _RANK[e["outcome"]] > _RANK[item["outcome"]]:
+        if RANK[e["outcome"]] > RANK[item["outcome"]]:
             item["outcome"], item["reason"] = e["outcome"], e.get("reason")
     return out
 
@@ -104,18 +104,23 @@ def _row(req: Requirement, checks: dict[str, dict[str, Any]], suites_run: set[st
 def _verdict(checks: list[dict[str, Any]], suites_run: set[str]) -> tuple[str, str | None]:
     if not checks:
         return "not tested", GAP_REASON
-    failing = [c for c in checks if c["outcome"] in _BAD]
+    failing = [c for c in checks if c["outcome"] == "failed"]
     for severity, verdict in (("MUST", "failed"), ("SHOULD", "warning")):
         hits = [c for c in failing if c["severity"] == severity]
         if hits:
             return verdict, "; ".join(f"{c['check']}: {c['reason'] or c['outcome']}" for c in hits)
+    not_judged = [c for c in checks if c["outcome"] in NOT_JUDGED and c["severity"] == "MUST"]
+    if not_judged:
+        return "blocked", "; ".join(f"{c['check']} {c['outcome']}: {c['reason']}" for c in not_judged)
+    failing = [c for c in checks if c["outcome"] in NOT_JUDGED]
     outcomes = {c["outcome"] for c in checks}
     if "passed" in outcomes:
         return "passed", None
     if "observation" in outcomes:
         return "observed", None
     reasons = [f"{c['outcome']}: {c['reason']}" for c in failing]  # an observation check broke
-    reasons += [f"skipped: {c['reason']}" for c in checks if c["outcome"] == "skipped"]
+    reasons += [f"{c['outcome'].replace('_', ' ')}: {c['reason']}" for c in checks
+                if c["outcome"] in ("skipped", "not_applicable")]
     for c in checks:
         if c["outcome"] == "not run":
             reasons.append(f"suite {c['suite']} not run" if c["suite"] not in suites_run
@@ -184,10 +189,10 @@ def render_markdown(summary: dict[str, Any], rows: list[dict[str, Any]]) -> str:
 
 
 def _md_verdict(verdict: str) -> str:
-    return f"**{verdict}**" if verdict in ("failed", "warning") else verdict
+    return f"**{verdict}**" if verdict in ("failed", "warning", "blocked") else verdict
 
 
-_COLOURS = {"failed": "#fdd", "warning": "#ffe9b3", "passed": "#dfd", "observed": "#def", "not tested": "#eee"}
+_COLOURS = {"failed": "#fdd", "warning": "#ffe9b3", "blocked": "#e8d9ff", "passed": "#dfd", "observed": "#def", "not tested": "#eee"}
 
 
 def render_html(summary: dict[str, Any], rows: list[dict[str, Any]]) -> str:

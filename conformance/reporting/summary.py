@@ -1,9 +1,20 @@
-"""summary.json: one entry per executed check, and the run's verdict.
+"""summary.json: one entry per executed test case, root causes, and the run's verdict.
 
-Outcomes: passed, failed (a Finding: the server did not conform), error (anything else:
-a harness or environment problem), skipped (with the reason), observation (with the
-measured value). The verdict -- and so the exit code -- follows the severities:
-a failed or errored MUST check fails the run; SHOULD failures are warnings.
+The outcome model (one place; matrix, diff and console read it from here):
+
+* passed -- the check judged its rule and the server conforms;
+* failed -- a Finding: the server does not conform;
+* blocked -- a precondition failed (the flow the check starts from, its sample, the control
+  request of a negative case): the check could not judge its rule;
+* error -- the check broke with something other than a finding (a harness problem);
+* not_applicable -- the check does not apply to this deployment or profile;
+* skipped -- the profile's safety switches forbid it;
+* observation -- a measured value the spec leaves open (never a failure, whatever it saw).
+
+The verdict -- and so the exit code -- follows the severities: a failed MUST check means
+"does not conform" (1); otherwise a blocked or broken MUST check means "could not judge"
+(4); otherwise "conforms" (0), with SHOULD failures as warnings. An unreachable environment
+is exit 3.
 """
 
 from __future__ import annotations
@@ -16,8 +27,19 @@ from typing import Any
 
 from conformance.errors import ExitCode
 
-OUTCOMES = ("passed", "failed", "error", "skipped", "observation")
-_RANK = {"skipped": 0, "passed": 1, "observation": 2, "failed": 3, "error": 4}
+OUTCOMES = ("passed", "failed", "blocked", "error", "not_applicable", "skipped", "observation")
+# Which outcome a check with several reports (subtests, parameters) keeps: the worst.
+RANK = {"not run": -1, "skipped": 0, "not_applicable": 1, "passed": 2, "observation": 3, "blocked": 4,
+        "failed": 5, "error": 6}
+# Outcomes of a check that did not judge its rule, or judged it against the server.
+NOT_JUDGED = ("blocked", "error")
+BAD = ("failed", "error")
+VERDICT_TEXT = {
+    ExitCode.OK: "conforms",
+    ExitCode.MUST_FAILED: "does not conform",
+    ExitCode.COULD_NOT_JUDGE: "could not judge",
+    ExitCode.UNREACHABLE: "unreachable",
+}
 
 
 @dataclass
@@ -33,6 +55,8 @@ class Entry:
     value: Any = None
     unreachable: bool = False
     duration_s: float = 0.0
+    # What went wrong, stated the same for every check it took down: the key of root_causes.
+    cause: str | None = None
 
 
 @dataclass
@@ -43,12 +67,14 @@ class Summary:
     faults: list[str] = field(default_factory=list)
     targets: dict[str, str] = field(default_factory=dict)
     entries: list[Entry] = field(default_factory=list)
+    # A run that ended before any check (unreachable environment) still says why.
+    stopped: str | None = None
 
     def add(self, entry: Entry) -> None:
         """One entry per (check, test): a repeated report keeps the worse outcome."""
         for index, existing in enumerate(self.entries):
             if (existing.check, existing.test) == (entry.check, entry.test):
-                if _RANK[entry.outcome] > _RANK[existing.outcome]:
+                if RANK[entry.outcome] > RANK[existing.outcome]:
                     self.entries[index] = entry
                 return
         self.entries.append(entry)
@@ -59,15 +85,41 @@ class Summary:
             counts[e.outcome] += 1
         counts["warnings"] = sum(1 for e in self.entries if e.outcome == "failed" and e.severity == "SHOULD")
         counts["must_failures"] = len(self.must_failures())
+        counts["must_not_judged"] = len(self.must_not_judged())
         return counts
 
     def must_failures(self) -> list[Entry]:
-        return [e for e in self.entries if e.severity == "MUST" and e.outcome in ("failed", "error")]
+        return [e for e in self.entries if e.severity == "MUST" and e.outcome == "failed"]
+
+    def must_not_judged(self) -> list[Entry]:
+        return [e for e in self.entries if e.severity == "MUST" and e.outcome in NOT_JUDGED]
+
+    def root_causes(self) -> list[dict[str, Any]]:
+        """Each cause that took down two or more checks, once, with the checks.
+
+        The cause is what a check stated (Blocked/Finding `cause`), else its reason: a
+        fixture that failed, or one failing request, reads the same for every test it
+        broke. Largest first."""
+        groups: dict[str, list[Entry]] = {}
+        for e in self.entries:
+            if e.outcome in ("failed", "blocked", "error"):
+                key = e.cause or e.reason
+                if key:
+                    groups.setdefault(key, []).append(e)
+        causes = []
+        for key, entries in groups.items():
+            checks = sorted({e.check for e in entries})
+            if len(checks) < 2:
+                continue
+            outcomes = sorted({e.outcome for e in entries})
+            causes.append({"cause": key, "checks": checks, "outcomes": outcomes,
+                           "must": sum(1 for e in entries if e.severity == "MUST")})
+        return sorted(causes, key=lambda c: (-len(c["checks"]), c["cause"]))
 
     def by_requirement(self) -> dict[str, dict[str, Any]]:
         """Each requirement id with its checks' outcomes and one verdict:
-        failed (a MUST check failed or broke), warning (a SHOULD check failed),
-        passed, observed, or skipped (nothing ran)."""
+        failed (a MUST check failed), warning (a SHOULD check failed), blocked (a MUST
+        check could not judge), passed, observed, or not tested (nothing judged it)."""
         rollup: dict[str, dict[str, Any]] = {}
         for e in self.entries:
             for req in e.requirements:
@@ -75,31 +127,36 @@ class Summary:
                 item[e.outcome] += 1
                 if e.check not in item["checks"]:
                     item["checks"].append(e.check)
-                if e.outcome in ("failed", "error"):
-                    failing = item.setdefault("failing", {})
-                    failing[e.check] = e.severity
+                if e.outcome in ("failed", "blocked", "error"):
+                    item.setdefault("failing", {})[e.check] = (e.severity, e.outcome)
         for item in rollup.values():
-            severities = set(item.get("failing", {}).values())
-            if "MUST" in severities:
+            failing = set(item.get("failing", {}).values())
+            if ("MUST", "failed") in failing:
                 item["verdict"] = "failed"
-            elif "SHOULD" in severities:
+            elif ("SHOULD", "failed") in failing:
                 item["verdict"] = "warning"
+            elif any(sev == "MUST" and out in NOT_JUDGED for sev, out in failing):
+                item["verdict"] = "blocked"
             elif item["passed"]:
                 item["verdict"] = "passed"
             elif item["observation"]:
                 item["verdict"] = "observed"
             else:
-                item["verdict"] = "skipped"
+                item["verdict"] = "not tested"
+            item["failing"] = {k: v[1] for k, v in item.get("failing", {}).items()}
         return dict(sorted(rollup.items()))
 
     def exit_code(self) -> ExitCode:
-        if any(e.unreachable for e in self.entries):
+        if self.stopped is not None or any(e.unreachable for e in self.entries):
             return ExitCode.UNREACHABLE
         if self.must_failures():
             return ExitCode.MUST_FAILED
+        if self.must_not_judged():
+            return ExitCode.COULD_NOT_JUDGE
         return ExitCode.OK
 
     def to_json(self) -> dict[str, Any]:
+        code = self.exit_code()
         return {
             "profile": self.profile,
             "started": self.started,
@@ -107,9 +164,12 @@ class Summary:
             "seed": self.seed,
             "faults": self.faults,
             "targets": self.targets,
-            "verdict": self.exit_code().name,
-            "exit_code": int(self.exit_code()),
+            "verdict": code.name,
+            "verdict_text": VERDICT_TEXT[code],
+            "exit_code": int(code),
+            "stopped": self.stopped,
             "counts": self.counts(),
+            "root_causes": self.root_causes(),
             "requirements": self.by_requirement(),
             "checks": [asdict(e) for e in sorted(self.entries, key=lambda e: (e.suite, e.check, e.test))],
         }
