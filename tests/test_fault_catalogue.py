@@ -4,7 +4,8 @@
 * under each fault of the catalogue, every check the fault must trip fails with a
   finding, nothing outside its must/may sets fails, no check breaks (an `error` is a
   harness problem), and the exit code follows the severities (1 when a MUST check
-  failed, else 0 with warnings);
+  failed, else 4 when a MUST check was blocked, else 0 with warnings). A check the
+  fault takes a precondition from may be `blocked` anywhere: that is the honest answer;
 * every MUST and SHOULD check is proven by some fault, and every fault proves a check.
 
 Each run is a real `conformance run` in a subprocess, read back from its summary.json.
@@ -52,9 +53,9 @@ def outcomes(summary: dict[str, Any], *wanted: str) -> dict[str, str]:
 @pytest.mark.parametrize("suite", SUITES)
 def test_clean_mock_passes_every_check(suite: str, tmp_path: Path) -> None:
     code, summary = conformance_run(tmp_path, suite, marker=None)
-    assert outcomes(summary, "failed", "error") == {}
+    assert outcomes(summary, "failed", "error", "blocked") == {}
     assert code == 0
-    executed = {e["check"] for e in summary["checks"] if e["outcome"] != "skipped"}
+    executed = {e["check"] for e in summary["checks"] if e["outcome"] not in ("skipped", "not_applicable")}
     declared = {c.id for c in registered_checks(suite)}
     assert declared - executed == set(), "checks declared but never executed against the mock"
     observations = [e for e in summary["checks"] if e["severity"] == "observation"]
@@ -67,7 +68,7 @@ def test_fault_trips_its_checks_and_only_plausible_ones(fault: Fault, tmp_path: 
     # Fuzzing is slow: the address suite fuzzes only under faults that prove a contract check.
     fuzzes = fault.server != "address" or any(c.startswith("address.contract.") for c in must)
     code, summary = conformance_run(tmp_path, fault.server, fault.name, marker=None if fuzzes else "not fuzz")
-    ran = {e["check"] for e in summary["checks"] if e["outcome"] != "skipped"}
+    ran = {e["check"] for e in summary["checks"] if e["outcome"] not in ("skipped", "not_applicable")}
     failed = outcomes(summary, "failed")
     assert outcomes(summary, "error") == {}, "checks broke instead of judging"
     expected = must & ran
@@ -77,7 +78,10 @@ def test_fault_trips_its_checks_and_only_plausible_ones(fault: Fault, tmp_path: 
     unexpected = {c: r for c, r in failed.items() if c not in must | may}
     assert not unexpected, f"{fault.name} also failed unrelated checks: {unexpected}"
     severities = {e["check"]: e["severity"] for e in summary["checks"]}
-    assert code == (1 if any(severities[c] == "MUST" for c in failed) else 0)
+    blocked = outcomes(summary, "blocked")
+    expected_code = 1 if any(severities[c] == "MUST" for c in failed) else \
+        4 if any(severities[c] == "MUST" for c in blocked) else 0
+    assert code == expected_code, f"exit {code}; failed {sorted(failed)}, blocked {sorted(blocked)}"
 
 
 def test_every_check_is_proven_by_a_fault() -> None:
