@@ -52,6 +52,7 @@ MARKERS = {
     "fuzz": "generated requests (skipped when the profile forbids fuzzing)",
     "mock_only": "needs control of the local mock (skipped against real environments)",
     "waits": "moves the clock: instant on the mock, real-time waits elsewhere (opt-in: safety.waits)",
+    "seed_operation(name)": "the seed operation (part 4) a contract test fuzzes, found in the description by path",
 }
 
 
@@ -150,6 +151,10 @@ def _prepare_run(config: pytest.Config) -> RunState:
     # Every secret the profile names is resolved before the first request: a missing one
     # is a configuration error naming the variable and the key, never a check skipped later.
     secrets = resolve_secrets(profile)
+    if profile.address is not None:  # a description that cannot be loaded: exit 2 naming it
+        from conformance.openapi.loader import load_schema
+
+        load_schema(profile.address, profile.address.base_url or "http://127.0.0.1/")
     if getattr(config.option, "xmlpath", None) is None:
         config.option.xmlpath = str(report_dir / "junit.xml")
     if getattr(config.option, "allure_report_dir", None) is None:
@@ -378,7 +383,11 @@ def observe(request: pytest.FixtureRequest):
     """Record the measured value of an observation check: observe(value, unit=None)."""
     values: list[Any] = request.node.stash.setdefault(_OBSERVED, [])
 
-    def record(value: Any, *, unit: str | None = None) -> None:
+    def record(value: Any, *, unit: str | None = None, once_per: str | None = None) -> None:
+        if once_per is not None:  # one value per key (a generated test runs many examples)
+            if any(isinstance(v, dict) and v.get("_key") == once_per for v in values):
+                return
+            value = {"_key": once_per, "value": value}
         values.append({"value": value, "unit": unit} if unit else value)
 
     return record
@@ -538,6 +547,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     if report.skipped:
         entry.outcome, entry.cause = item.stash.get(_NOT_JUDGED, ("skipped", None))
         entry.reason = _skip_reason(report)
+    elif report.failed and check.severity is Severity.OBSERVATION and call.excinfo is not None \
+            and _is_finding(call.excinfo.value):
+        # An observation never fails: what it found is the observed value (schemathesis
+        # subtests report here, past the call wrapper's own conversion).
+        entry.outcome, entry.value = "observation", {"finding": _failure_reason(call.excinfo)}
+        report.outcome, report.longrepr = "passed", None
     elif report.failed:
         excinfo = call.excinfo
         is_finding = excinfo is not None and _is_finding(excinfo.value)

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import yaml
+from schemathesis.core.deserialization import get_yaml_loader
 
 from conformance.errors import ConfigError
 from conformance.profiles import AddressService
@@ -20,6 +22,9 @@ MAX_DESCRIPTION_BYTES = 5 * 1024 * 1024
 
 
 def load_description(service: AddressService) -> dict[str, Any]:
+    """The profile's description, parsed exactly as schemathesis parses one (YAML 1.2
+    scalars: an unquoted `example: 2024-01-31` stays a string). ConfigError (exit 2) names
+    the file and the parser's message when it cannot be read."""
     source = service.openapi
     if source.startswith(("http://", "https://")):
         try:
@@ -29,14 +34,33 @@ def load_description(service: AddressService) -> dict[str, Any]:
             raise ConfigError(f"cannot fetch the OpenAPI description {source}: {exc}") from None
         text = response.text[:MAX_DESCRIPTION_BYTES]
     else:
-        text = Path(source).read_text(encoding="utf-8")
+        try:
+            text = Path(source).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"cannot read the OpenAPI description {source} (services.address.openapi): {exc}") from None
     try:
-        raw = yaml.safe_load(text)  # safe_load: no arbitrary tags, no object construction
+        # schemathesis's loader is a yaml.SafeLoader: no arbitrary tags, no object construction.
+        raw = yaml.load(text, Loader=get_yaml_loader())  # noqa: S506
     except yaml.YAMLError as exc:
         raise ConfigError(f"OpenAPI description {source} is not valid YAML/JSON: {exc}") from None
     if not isinstance(raw, dict) or "openapi" not in raw:
-        raise ConfigError(f"{source} is not an OpenAPI description (no 'openapi' member)")
+        raise ConfigError(f"{source} is not an OpenAPI 3 description (no 'openapi' member)")
     return rename_registry_headers(raw, service.registry_prefix) if service.registry_prefix != "Registry-" else raw
+
+
+def load_schema(service: AddressService, base_url: str) -> Any:
+    """The schemathesis schema of the profile's description, its paths relative to `base_url`."""
+    import schemathesis
+
+    from conformance.openapi.operations import relative_to_base
+
+    raw = relative_to_base(load_description(service), urlsplit(base_url).path)
+    try:
+        schema = schemathesis.openapi.from_dict(raw)
+        list(schema.get_all_operations())  # resolves every operation: a broken $ref shows here
+    except Exception as exc:  # schemathesis's own loading errors have no common base class
+        raise ConfigError(f"OpenAPI description {service.openapi} cannot be loaded: {type(exc).__name__}: {exc}") from None
+    return schema
 
 
 def rename_registry_headers(node: Any, prefix: str) -> Any:

@@ -1,11 +1,13 @@
-"""Fixtures of the address suite beyond those of the plugin: the loaded OpenAPI schema."""
+"""Fixtures of the address suite beyond those of the plugin: the profile's OpenAPI
+description as a schemathesis schema, and which operations of it a contract test covers."""
 
 from __future__ import annotations
 
 import pytest
-import schemathesis
 
-from conformance.openapi.loader import load_description
+from conformance.errors import NotApplicable
+from conformance.openapi import operations as ops
+from conformance.openapi.loader import load_schema
 
 
 @pytest.fixture(scope="session")
@@ -16,7 +18,28 @@ def fuzz_max_examples(conformance_state) -> int:
 
 @pytest.fixture(scope="session")
 def address_schema(address_api, profile):
-    schema = schemathesis.openapi.from_dict(load_description(profile.address))
+    schema = load_schema(profile.address, address_api.base_url)
     # Headers set here are sent on every generated call, the stateful ones included.
     schema.config.update(base_url=address_api.base_url, headers=address_api.auth_headers())
     return schema
+
+
+@pytest.fixture
+def described_operation(request, address_schema) -> None:
+    """The operation (marker `seed_operation`), or the operations outside the seed, that a
+    contract test fuzzes must be in the description: otherwise it does not apply."""
+    described = [(m, p) for m, p in ops.described_operations(address_schema.raw_schema)]
+    marker = request.node.get_closest_marker("seed_operation")
+    if marker is not None:
+        name = marker.args[0]
+        if not any(ops.seed_operation(m, p) == name for m, p in described):
+            raise NotApplicable(f"the description has no GET {ops.SEED_OPERATIONS[name]} (seed part 4, {name}) "
+                                "under any operationId or parameter name")
+    elif not any(ops.seed_operation(m, p) is None for m, p in described):
+        raise NotApplicable("the description has no operations beyond the seed's")
+
+
+@pytest.fixture
+def described_links(address_schema) -> None:
+    if not ops.has_links(address_schema.raw_schema):
+        raise NotApplicable("the description declares no OpenAPI links: no chain of operations to follow")

@@ -1,7 +1,11 @@
 """Contract fuzzing of the address API from its OpenAPI description (schemathesis + hypothesis).
 
-One test per operation (a MUST check each), one SHOULD test for the public HAL rules,
-and one stateful test that follows the description's links. Every response goes through
+The description is the profile's own (`[services.address] openapi`) or the shipped one. One
+test per operation of the seed (a MUST check each), found in the description by method and
+path template whatever its operationId; one test for every other operation the description
+has (schemathesis's checks only, as an observation: the seed does not govern them); one
+SHOULD test for the public HAL rules; and one stateful test that follows the description's
+links (not applicable when it has none). Every response goes through
 the harness's recorder, so the evidence in the report is redacted like everything else.
 The seed comes from the run (`--hypothesis-seed`, reported in summary.json and seed.txt);
 the example budget from `--fuzz-max-examples` or the profile's [fuzz] table.
@@ -22,8 +26,8 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from conformance.checks.address.catalogue_contract import OPERATIONS
 from conformance.checks.address.st_checks import MUST_CHECKS, SHOULD_CHECKS
+from conformance.openapi import operations as ops
 
 # positive_data_acceptance is left out on purpose: the API's query kinds and parameter
 # combinations (seed part 4) cannot be expressed in OpenAPI, so schema-valid requests
@@ -43,10 +47,12 @@ schema = schemathesis.pytest.from_fixture("address_schema")
 FUZZ_SETTINGS = settings(deadline=None, suppress_health_check=list(HealthCheck))
 
 
-def _operation_test(operation_id: str):
+def _operation_test(operation_id: str, template: str):
     @pytest.mark.fuzz
     @pytest.mark.check(f"address.contract.{operation_id}")
-    @schema.include(operation_id=operation_id).parametrize()
+    @pytest.mark.seed_operation(operation_id)
+    @pytest.mark.usefixtures("described_operation")
+    @schema.include(method="GET", path_regex=ops.path_regex(template)).parametrize()
     @FUZZ_SETTINGS
     def test(case, address_api) -> None:
         headers = address_api.auth_headers()
@@ -58,8 +64,21 @@ def _operation_test(operation_id: str):
     return test
 
 
-for _operation_id in OPERATIONS:
-    globals()[f"test_{_operation_id}"] = _operation_test(_operation_id)
+for _operation_id, _template in ops.SEED_OPERATIONS.items():
+    globals()[f"test_{_operation_id}"] = _operation_test(_operation_id, _template)
+
+
+@pytest.mark.fuzz
+@pytest.mark.check("address.contract.other_operations")
+@pytest.mark.usefixtures("described_operation")
+@schema.exclude(func=ops.is_seed_operation).parametrize()
+@FUZZ_SETTINGS
+def test_other_operations(case, address_api, observe) -> None:
+    headers = address_api.auth_headers()
+    response = case.call(headers=headers)
+    address_api.record_schemathesis(response)
+    case.validate_response(response, checks=BUILT_IN, headers=headers)  # a finding is observed
+    observe("answers as its description says", once_per=f"{case.method} {case.operation.path}")
 
 
 @pytest.mark.fuzz
@@ -87,6 +106,7 @@ STATEFUL_CHECKS = [
 
 @pytest.mark.fuzz
 @pytest.mark.check("address.contract.stateful_links")
+@pytest.mark.usefixtures("described_links")
 def test_stateful_links(address_schema, address_api, profile, fuzz_max_examples) -> None:
     headers = address_api.auth_headers()
 

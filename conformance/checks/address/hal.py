@@ -50,13 +50,17 @@ def _canonical(url: str) -> tuple[str, list[tuple[str, str]]]:
     return unquote(parts.path).rstrip("/"), sorted(parse_qsl(parts.query, keep_blank_values=True))
 
 
-def self_link_reflects_request(ex: Exchange) -> None:
-    """_links.self names the request: same path, same query parameters (bag-api.md 4.2)."""
+def self_link_reflects_request(ex: Exchange, *, below_base: str | None = None) -> None:
+    """_links.self names the request: same path, same query parameters (bag-api.md 4.2).
+
+    `below_base`: the request path below the base URL, so a link relative to the base and
+    an absolute one both match (default: below the seed's `/v2` segment)."""
     link = href(body(ex), "self")
     expect(link is not None, "_links.self missing", actual=ex.summary())
     got_path, got_query = _canonical(link)
     want_path, want_query = _canonical(ex.url)
-    expect(got_path.endswith(want_path.split("/v2", 1)[-1]), "self link path differs from the request",
+    tail = unquote(below_base).rstrip("/") if below_base is not None else want_path.split("/v2", 1)[-1]
+    expect(got_path.endswith(tail), "self link path differs from the request",
            expected=want_path, actual=got_path)
     expect(got_query == want_query, "self link query differs from the request",
            expected=want_query, actual=got_query)
