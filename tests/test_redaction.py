@@ -95,3 +95,16 @@ def test_private_key_blocks_and_secret_xml_elements_are_masked() -> None:
     assert b"hunter2-secret" not in ex.request_body and b"tok-123456" not in ex.request_body
     assert b"<x>kept</x>" in ex.request_body and b'Type="PasswordText">[redacted]</wsse:Password>' in ex.request_body
     assert b"MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" not in ex.body and ex.body == b"echo: [redacted]"
+
+
+def test_bodies_keep_every_byte_but_the_secrets() -> None:
+    """Checks judge what the server sent: no re-serialisation, no repair of bad UTF-8."""
+    r = Redactor(["planted-api-key-123"])
+    raw = b'{"b":1.50,  "a":[ ],"a":2,"refresh_token":"rt\\"x","note":"planted-api-key-123"}'
+    assert r.body(raw, "application/hal+json") == \
+        b'{"b":1.50,  "a":[ ],"a":2,"refresh_token":"[redacted]","note":"[redacted]"}'
+    invalid = b'{"naam":"Caf\xe9 \xff"} planted-api-key-123'
+    assert r.body(invalid, "application/json; charset=utf-8") == b'{"naam":"Caf\xe9 \xff"} [redacted]'
+    form = b"grant_type=refresh_token&refresh_token=abc%2Bdef&client_id=c%20d"
+    assert r.body(form, "application/x-www-form-urlencoded") == \
+        b"grant_type=refresh_token&refresh_token=[redacted]&client_id=c%20d"

@@ -55,6 +55,12 @@ _XML_SECRET_ELEMENT = re.compile(
 URL_HEADERS = frozenset({"location", "content-location", "refresh"})
 # JSON member names. Not "code": problem+json uses it for the error code.
 SECRET_JSON_KEYS = SECRET_PARAMS - {"code"}
+_PEM_PRIVATE_KEY_BYTES = re.compile(_PEM_PRIVATE_KEY.pattern.encode(), re.DOTALL)
+# A JSON member named like a secret, with its string value (escapes included).
+_JSON_SECRET = re.compile(
+    r'("(?:' + "|".join(sorted(SECRET_JSON_KEYS)) + r')"\s*:\s*)"(?:[^"\\]|\\.)*"', re.IGNORECASE
+)
+_FORM_SECRET = re.compile(r"(?:^|(?<=&))(" + "|".join(sorted(SECRET_PARAMS)) + r")=[^&]*", re.IGNORECASE)
 
 
 class Redactor:
@@ -127,21 +133,31 @@ class Redactor:
                 _learn_json(json.loads(ex.body.decode("utf-8", "replace") or "null"), self)
 
     def body(self, body: bytes, content_type: str | None) -> bytes:
+        """The body with secrets masked in place: every other byte stays as the server sent
+        it (no re-serialisation, no repair of invalid UTF-8), so checks judge real bytes."""
         if not body:
             return body
         media = (content_type or "").split(";", 1)[0].strip().lower()
-        text = body.decode("utf-8", errors="replace")
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError:
+            # Not UTF-8: mask by bytes and keep every invalid sequence for the checks to see.
+            return self._bytes(body)
         if media == "application/x-www-form-urlencoded":
-            pairs = parse_qsl(text, keep_blank_values=True)
-            text = urlencode([(k, MASK if k.lower() in SECRET_PARAMS else v) for k, v in pairs])
+            text = _FORM_SECRET.sub(lambda m: f"{m.group(1)}={MASK}", text)
         elif media.endswith("json"):
-            with contextlib.suppress(ValueError):  # not JSON after all: text rules still apply
-                text = json.dumps(_mask_json(json.loads(text)), ensure_ascii=False)
+            text = _JSON_SECRET.sub(lambda m: f"{m.group(1)}{json.dumps(MASK)}", text)
         elif media.endswith("xml"):
             # Elements named like a secret (<wsse:Password>, <access_token>): masked by name,
             # by a pattern on the text rather than a parse, so hostile XML cannot get in the way.
             text = _XML_SECRET_ELEMENT.sub(lambda m: f"{m.group(1)}{MASK}{m.group(3)}", text)
         return self.text(text).encode("utf-8")
+
+    def _bytes(self, body: bytes) -> bytes:
+        for secret in self._secrets:
+            for form in {secret, quote(secret, safe=""), quote_plus(secret)}:
+                body = body.replace(form.encode("utf-8"), MASK.encode())
+        return _PEM_PRIVATE_KEY_BYTES.sub(MASK.encode(), body)
 
     # --- the exchange --------------------------------------------------------------------
     def exchange(self, ex: Exchange) -> Exchange:
