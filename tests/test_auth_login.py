@@ -595,6 +595,19 @@ def test_immediate_driver_follows_redirects_only(odd: Server, browser: Browser) 
         ImmediateDriver(max_redirects=2).authorize(browser, odd.authorize_url("/odd/loop-a"), REDIRECT_URI)
 
 
+@pytest.mark.parametrize("driver", [ImmediateDriver(), FormLoginDriver("user", "pass")], ids=["immediate", "form"])
+def test_drivers_never_follow_a_redirect_to_another_origin(browser: Browser, driver: object) -> None:
+    from misbehaving_server import MisbehavingServer
+
+    with MisbehavingServer(limit_s=10) as server:
+        with pytest.raises(LoginError, match="another origin"):
+            driver.authorize(browser, f"http://127.0.0.1:{server.port}/redirect-foreign/authorize", REDIRECT_URI)
+        assert len(server.requests) == 1  # the authorize request; nothing went to 127.0.0.2
+        with pytest.raises(LoginError, match="steps"):  # a loop ends after a few steps
+            driver.authorize(browser, f"http://127.0.0.1:{server.port}/redirect-loop/authorize", REDIRECT_URI)
+        assert len(server.requests) <= 1 + 12
+
+
 # --------------------------------------------------------------------------- parsing helpers
 def test_redirect_uri_matching_needs_a_boundary() -> None:
     assert is_redirect_uri("http://x/cb?code=1", "http://x/cb")

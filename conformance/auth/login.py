@@ -308,6 +308,7 @@ class _Walk:
     pages: list[str] = field(default_factory=list)
     consent_shown: bool = False
     steps: int = 0
+    origin: str | None = None  # of the first step: every later step must stay on it
 
     def send(
         self, method: str, url: str, fields: list[tuple[str, str]] | None = None,
@@ -318,6 +319,13 @@ class _Walk:
                 f"no redirect to the redirect_uri after {self.max_steps} steps: the server kept serving "
                 f"{' -> '.join(self.pages[-4:]) or 'pages'} (a loop?)"
             )
+        here = _origin_of(url)
+        if self.origin is None:
+            self.origin = here
+        elif here != self.origin:
+            # A login walks the authorization server's own pages; another origin is not followed.
+            raise LoginError(f"step {self.steps + 1} of the login leads to another origin ({here}, not "
+                             f"{self.origin}): not followed (log in with the manual driver if that is intended)")
         self.steps += 1
         try:
             if method == "POST":
@@ -338,6 +346,11 @@ class _Walk:
     def finish(self, location: str, status: int) -> AuthorizationResult:
         self.pages.append(f"redirect to the redirect_uri ({status})")
         return parse_authorization_response(location, pages=self.pages, consent_shown=self.consent_shown)
+
+
+def _origin_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower()
 
 
 def _follow(walk: _Walk, raw: Exchange, redacted: Exchange,

@@ -1,7 +1,10 @@
-"""The HTTP client every suite uses: paced, budgeted, quota-guarded, recorded, redacted.
+"""The HTTP client every suite uses: bounded, paced, budgeted, quota-guarded, recorded, redacted.
 
-Built on httpx. Every response is turned into a redacted `Exchange` and handed to the
-Recorder before any caller sees it, so nothing unredacted can reach a report.
+Built on httpx. Every request is bounded by the run's `Limits` (conformance/http/limits.py:
+total deadline, body caps before and after the content coding, head cap, no redirects);
+a server that breaks them or HTTP raises an `HttpViolation` finding. Every response is
+turned into a redacted `Exchange` and handed to the Recorder before any caller sees it, so
+nothing unredacted can reach a report.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ from dataclasses import dataclass, field
 import httpx
 
 from conformance.errors import NotApplicable, UnreachableError
-from conformance.http.exchange import MAX_BODY, Exchange, Headers
+from conformance.http import limits as bounds
+from conformance.http.exchange import Exchange, Headers
+from conformance.http.limits import DEFAULT_LIMITS, HttpViolation, Limits
 from conformance.http.redaction import Redactor
 
 
@@ -83,21 +88,25 @@ class ApiClient:
         auth: tuple[str, str] | None = None,
         cert: tuple[str, str] | None = None,
         verify: str | bool = True,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         """`auth`: HTTP basic (username, password); `cert`: a TLS client certificate
-        (certificate file, key file); `verify`: a CA bundle file for https, or a bool."""
+        (certificate file, key file); `verify`: a CA bundle file for https, or a bool;
+        `limits`: the bounds of every request (the profile's [limits])."""
         self.base_url = base_url.rstrip("/")
         self._redactor = redactor
         self._recorder = recorder
         self._pacer = pacer or Pacer()
         self._on_response = on_response
+        self.limits = limits
         self._http = httpx.Client(
-            timeout=httpx.Timeout(timeout_s),
-            headers=dict(default_headers or {}),
+            timeout=httpx.Timeout(min(timeout_s, limits.deadline_s)),
+            # Only the codings the harness can undo within its caps.
+            headers={"Accept-Encoding": "gzip, deflate", **dict(default_headers or {})},
             follow_redirects=False,
             trust_env=False,  # never route loopback traffic through a proxy
             auth=httpx.BasicAuth(*auth) if auth is not None else None,
-            verify=_tls_context(cert, verify),
+            transport=bounds.transport(verify=_tls_context(cert, verify), trust_env=False),
         )
 
     def close(self) -> None:
@@ -142,16 +151,25 @@ class ApiClient:
         for name in omit_headers:
             request.headers.pop(name, None)
         started = time.monotonic()
-        try:
-            response = self._http.send(request, stream=True)
+        origin = _origin(request.url)
+        response: httpx.Response | None = None
+        with bounds.deadline(self.limits.deadline_s) as within:
             try:
-                body, truncated = _read_bounded(response)
-            finally:
-                response.close()
-        except httpx.TransportError as exc:
-            raise UnreachableError(
-                f"{_origin(request.url)} is unreachable: {type(exc).__name__}: {exc}"
-            ) from None
+                response = self._http.send(request, stream=True)
+                try:
+                    bounds.check_head(response, self.limits, origin)
+                    body = bounds.read_body(response, self.limits, origin)
+                finally:
+                    response.close()
+            except HttpViolation as violation:
+                self._record_violation(request, response, started, violation)
+                raise
+            except httpx.HTTPError as exc:
+                violation = bounds.violation_of(exc, answered=response is not None, within=within, origin=origin)
+                if violation is None:
+                    raise UnreachableError(f"{origin} is unreachable: {type(exc).__name__}: {exc}") from None
+                self._record_violation(request, response, started, violation)
+                raise violation from None
         if self._on_response is not None:
             self._on_response(response)
         raw = Exchange(
@@ -162,10 +180,25 @@ class ApiClient:
             status=response.status_code,
             response_headers=Headers(list(response.headers.multi_items())),
             body=body,
-            truncated=truncated,
             elapsed_ms=(time.monotonic() - started) * 1000,
         )
         return self.record(raw), raw
+
+    def _record_violation(self, request: httpx.Request, response: httpx.Response | None, started: float,
+                          violation: HttpViolation) -> None:
+        """Evidence for the report: the request, and of the answer what arrived (status 0: none)."""
+        self.record(Exchange(
+            method=request.method,
+            url=str(request.url),
+            request_headers=Headers(list(request.headers.multi_items())),
+            request_body=request.content or b"",
+            status=response.status_code if response is not None else 0,
+            response_headers=Headers(list(response.headers.multi_items())) if response is not None else Headers(),
+            body=b"",
+            truncated=True,
+            elapsed_ms=(time.monotonic() - started) * 1000,
+            notes={"violation": violation.message},
+        ))
 
     def record(self, raw: Exchange) -> Exchange:
         """Redact, then record: the only way an exchange enters the harness."""
@@ -192,17 +225,6 @@ def _tls_context(cert: tuple[str, str] | None, verify: str | bool) -> ssl.SSLCon
     return context
 
 
-def _read_bounded(response: httpx.Response) -> tuple[bytes, bool]:
-    chunks: list[bytes] = []
-    size = 0
-    for chunk in response.iter_bytes():
-        chunks.append(chunk)
-        size += len(chunk)
-        if size > MAX_BODY:
-            return b"".join(chunks)[:MAX_BODY], True
-    return b"".join(chunks), False
-
-
 def _origin(url: httpx.URL) -> str:
     return f"{url.scheme}://{url.host}" + (f":{url.port}" if url.port else "")
 
@@ -210,13 +232,22 @@ def _origin(url: httpx.URL) -> str:
 def probe(
     base_url: str, timeout_s: float = 5.0, *, cert: tuple[str, str] | None = None, verify: str | bool = True
 ) -> None:
-    """Raise UnreachableError when nothing answers at base_url. Any HTTP answer is fine.
+    """Raise UnreachableError when base_url cannot be connected to, or answers nothing at
+    all within `timeout_s` (hang, reset). Any answer counts, garbage included: the checks
+    then say what is wrong with it. Reads at most one chunk of the body, never decodes it.
     `cert`/`verify` as for ApiClient: a server that demands a client certificate, or has a
     private CA, must not look unreachable."""
-    try:
-        with httpx.Client(timeout=timeout_s, trust_env=False, verify=_tls_context(cert, verify)) as client:
-            client.get(base_url)
-    except httpx.TransportError as exc:
-        raise UnreachableError(
-            f"{base_url} is unreachable ({type(exc).__name__}: {exc or 'no answer'})"
-        ) from None
+    transport = bounds.transport(verify=_tls_context(cert, verify), trust_env=False)
+    with httpx.Client(timeout=timeout_s, trust_env=False, transport=transport) as client, \
+            bounds.deadline(timeout_s) as within:
+        answered = False
+        try:
+            with client.stream("GET", base_url) as response:
+                answered = True
+                for _chunk in response.iter_raw():
+                    break
+        except httpx.HTTPError as exc:
+            violation = bounds.violation_of(exc, answered=answered, within=within, origin=base_url)
+            if violation is None or violation.kind in ("no_answer", "reset"):
+                why = violation.message if violation is not None else f"{type(exc).__name__}: {exc or 'no answer'}"
+                raise UnreachableError(f"{base_url} is unreachable ({why})") from None

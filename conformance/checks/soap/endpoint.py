@@ -9,12 +9,14 @@ no credentials (soap.auth.credentials_required) and one with a short time-out
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.http.client import ApiClient
+from conformance.http.limits import DEFAULT_LIMITS
 from conformance.http.soap import SoapEndpoint
 
 # ApiClient factory: keyword overrides (timeout_s, auth, cert) -> a new client.
@@ -39,7 +41,10 @@ class SoapServiceEndpoint(SoapEndpoint):
             options.pop("auth", None)
             options.pop("cert", None)
         if timeout_s is not None:
+            # The whole answer within timeout_s, not each read.
+            limits = options.get("limits", DEFAULT_LIMITS)
             options["timeout_s"] = timeout_s
+            options["limits"] = dataclasses.replace(limits, deadline_s=min(limits.deadline_s, timeout_s))
         client = self.make_client(**options)
         try:
             yield SoapEndpoint(self.url, self.soap_action_base, self.wsdl_path, client)

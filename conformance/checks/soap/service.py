@@ -1,8 +1,8 @@
 """Checks of the message service as a whole: its response time and its authentication.
 
-* `post_in_time`: a schema-valid request through a client whose time-out is the profile's
-  response-time limit. A time-out is the service's fault here, so it becomes a Finding with
-  the time waited, not the UnreachableError (an environment error) the client raises.
+* `post_in_time`: a schema-valid request through a client whose deadline is the profile's
+  response-time limit. No answer in time is the service's fault: a Finding with the time
+  waited.
 * `answer_without_credentials`: what the endpoint does with a schema-valid request that
   carries no credentials: the measured value of the observation soap.auth.credentials_required
   (the seed: "Authentication of the SOAP message service: not shown").
@@ -14,11 +14,10 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-import httpx
-
 from conformance.checks.finding import Finding
 from conformance.errors import UnreachableError
 from conformance.http.exchange import Exchange
+from conformance.http.limits import HttpViolation
 
 
 def post_in_time(endpoint: Any, body: bytes, headers: Mapping[str, str], limit_s: float) -> Exchange:
@@ -27,12 +26,12 @@ def post_in_time(endpoint: Any, body: bytes, headers: Mapping[str, str], limit_s
     started = time.monotonic()
     try:
         exchange = endpoint.post(body, headers)
-    except UnreachableError as exc:
-        if not isinstance(exc.__context__, httpx.TimeoutException):
-            raise  # refused, reset: the environment's problem, not a slow answer
+    except HttpViolation as exc:
+        if exc.kind not in ("no_answer", "deadline"):
+            raise
         waited = time.monotonic() - started
         raise Finding(
-            f"no answer to a schema-valid request within {limit_s:g} s ({type(exc.__context__).__name__})",
+            f"no answer to a schema-valid request within {limit_s:g} s ({exc.message})",
             expected=f"an answer within {limit_s:g} s", actual=f"gave up after {waited:.1f} s",
         ) from None
     if exchange.elapsed_ms > limit_s * 1000:  # the time-out bounds each read, not the whole answer
@@ -49,12 +48,11 @@ def answer_without_credentials(endpoint: Any, body: bytes, headers: Mapping[str,
     observed: dict[str, Any] = {"profile_auth": auth_kind}
     try:
         exchange = endpoint.post(body, headers)
-    except UnreachableError as exc:
-        cause = exc.__context__
-        if auth_kind != "client_certificate" or not str(endpoint.url).startswith("https://"):
+    except (UnreachableError, HttpViolation) as exc:
+        refused = isinstance(exc, UnreachableError) or exc.kind in ("tls", "reset")
+        if not refused or auth_kind != "client_certificate" or not str(endpoint.url).startswith("https://"):
             raise  # nothing would explain a refused connection but the environment
-        observed.update(required=True, answer=f"connection refused without a client certificate "
-                                              f"({type(cause).__name__ if cause else 'transport error'})")
+        observed.update(required=True, answer=f"connection refused without a client certificate ({exc})")
         return observed
     challenge = exchange.response_headers.get("www-authenticate")
     if exchange.status in (401, 403):
