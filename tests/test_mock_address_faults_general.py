@@ -138,6 +138,8 @@ def _short_forms_equivalent(c: TestClient) -> bool:
 
 # fault -> (maintenance mode, check that holds without the fault and fails with it)
 GENERAL_FAULT_CASES: dict[str, tuple[bool, Check]] = {
+    "time_travel_forbidden": (False, _all(_status(f"{OBJECTS}/{VBO}?geldigOp=2024-01-01", 200),
+                                          _status(f"{OBJECTS}/{VBO}?beschikbaarOp=2024-01-01T12:00", 200))),
     "accept_crs_header_missing_on_406": (False, _accept_crs_on_406),
     "accept_exact_match_only": (False, _all(
         _status(f"{ADRESSEN}/{NA}", 200, accept="application/hal+json, application/problem+json"),
@@ -201,6 +203,7 @@ UNTOUCHED: dict[str, list[Request]] = {
     "supported_crs_rejected": [(f"{OBJECTS}/{VBO}", {"accept-crs": "epsg:4326"}), (_BBOX, {"content-crs": "epsg:4326"}),
                                (f"{ADRESSEN}/{NA}", {"accept-crs": "epsg:28992"})],
     "restricted_policy_applied_to_all_keys": [(f"{UITGEBREID}?q=Kerkstraat", {}), (f"{ADRESSEN}/{NA}", {})],
+    "time_travel_forbidden": [(f"{OBJECTS}/{VBO}?huidig=true", {}), (f"{OBJECTS}/{VBO}/lvc?geheleLvc=true", {})],
 }  # fmt: skip
 
 

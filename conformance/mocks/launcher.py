@@ -141,7 +141,9 @@ class MockCluster:
         keys = {self.secrets[env["api_key"]]: KeyPolicy(rate_limit=100_000, day_limit=100_000_000)}
         if "restricted_api_key" in env:
             keys[self.secrets[env["restricted_api_key"]]] = KeyPolicy(
-                rate_limit=100_000, day_limit=100_000_000, forbidden_prefixes=RESTRICTED_PREFIXES
+                # The profile's fact (services.address.restricted_paths) is what the mock enforces.
+                rate_limit=100_000, day_limit=100_000_000,
+                forbidden_prefixes=self.profile.address.restricted_paths if self.profile.address else RESTRICTED_PREFIXES,
             )
         if "limited_api_key" in env:
             limit, window = LIMITED_RATE

@@ -12,7 +12,15 @@ from typing import Any
 import pytest
 
 from conformance.checks.address import endpoints as E
+from conformance.checks.address import general as g
 from conformance.checks.address import hal, problem
+from conformance.checks.address.control import (
+    CLIENT_ERROR,
+    Req,
+    control_served,
+    refused_vs_control,
+    rejected_vs_control,
+)
 from conformance.checks.finding import Finding, expect
 from conformance.errors import NotApplicable
 
@@ -30,9 +38,17 @@ def get_object(api, object_id: str, **params: str):
     return api.get(f"{OBJECTS}/{object_id}", params or None)
 
 
-def fetch_object(api, object_id: str) -> dict[str, Any]:
-    """The object as the server gives it without parameters (200 required)."""
-    return E.single_object(get_object(api, object_id), object_id)
+def sample_object(api, name: str) -> g.SampleData:
+    """A sample object a check starts from, as the server renders it: one wrapper and the
+    sample's id, else the check is blocked with the sample's one cause."""
+    return g.sample_resource(api, name, OBJECTS + "/{}", check=lambda ex, value: E.single_object(ex, value))
+
+
+def sample_relations(api, name: str) -> tuple[g.SampleData, dict[str, list[str]]]:
+    """The sample object (`.value` is its id) and its related ids; it must have a main address."""
+    data = sample_object(api, name)
+    data.having("heeftAlsHoofdAdres", E.main_address(data))
+    return data, relation_ids(data)
 
 
 def search_all(api, params: list[tuple[str, str]]) -> list[dict[str, Any]]:
@@ -72,16 +88,15 @@ def first_vbo_with(api, attribute) -> dict[str, Any]:
 @pytest.mark.negative
 @pytest.mark.check("address.adresseerbareobjecten.no_parameters_rejected")
 def test_no_parameters_rejected(address_api) -> None:
-    ex = address_api.get(OBJECTS)
-    E.has_status(ex, 400, "no query kind given")
+    control = Req.of(OBJECTS, [("pandIdentificaties", address_api.sample("pand"))])
+    ex = refused_vs_control(address_api, control, control.without("pandIdentificaties"), rule="no query kind given")
     problem.has_problem_code(ex, "paramsRequired")
 
 
 @pytest.mark.check("address.adresseerbareobjecten.by_nummeraanduiding")
 def test_by_nummeraanduiding(address_api) -> None:
-    vbo = address_api.sample("verblijfsobject")
-    data = fetch_object(address_api, vbo)
-    related = relation_ids(data)
+    sample, related = sample_relations(address_api, "verblijfsobject")
+    vbo = sample.value
     for num in related["heeftAlsHoofdAdres"] + related["heeftAlsNevenAdres"]:
         found = search_all(address_api, [("nummeraanduidingIdentificatie", num)])
         E.objects_have_address(found, num)
@@ -111,12 +126,13 @@ def test_exactly_one_type(address_api) -> None:
 )
 @pytest.mark.check("address.adresseerbareobjecten.bbox_area_limit")
 def test_bbox_area_limit(address_api, height: float, accepted: bool) -> None:
-    box = E.square_bbox(address_api.sample("bbox"), 500.0, height)
-    ex = address_api.get(OBJECTS, [("bbox", E.format_bbox(box))])
+    # The box of exactly 250000 m2 is the control of the one just above it.
+    control = Req.of(OBJECTS, [("bbox", E.format_bbox(E.square_bbox(address_api.sample("bbox"), 500.0)))])
+    changed = control.with_param("bbox", E.format_bbox(E.square_bbox(address_api.sample("bbox"), 500.0, height)))
     if accepted:
-        E.is_ok(ex, "a bbox of exactly 250000 m2 is within the limit")
+        E.is_ok(changed.send(address_api), "a bbox of exactly 250000 m2 is within the limit")
     else:
-        E.rejected(ex, "bbox", "a bbox above 250000 m2")
+        rejected_vs_control(address_api, control, changed, "bbox", "a bbox above 250000 m2")
 
 
 @pytest.mark.negative
@@ -125,7 +141,8 @@ def test_bbox_area_limit(address_api, height: float, accepted: bool) -> None:
 def test_bbox_arity_rejected(address_api, shape: str) -> None:
     x1, y1, x2, y2 = E.format_bbox(E.parse_bbox(address_api.sample("bbox"))).split(",")
     value = {"three": f"{x1},{y1},{x2}", "five": f"{x1},{y1},{x2},{y2},{y2}", "letters": "a,b,c,d"}[shape]
-    E.rejected(address_api.get(OBJECTS, [("bbox", value)]), "bbox", f"bbox {shape}")
+    control = Req.of(OBJECTS, [("bbox", f"{x1},{y1},{x2},{y2}")])
+    rejected_vs_control(address_api, control, control.with_param("bbox", value), "bbox", f"bbox {shape}")
 
 
 @pytest.mark.check("address.adresseerbareobjecten.bbox_corner_order")
@@ -188,11 +205,12 @@ def test_geconstateerd_filter(address_api) -> None:
 @pytest.mark.check("address.adresseerbareobjecten.oppervlakte_limits")
 def test_oppervlakte_limits(address_api, name: str, value: str, accepted: bool) -> None:
     _, bbox = bbox_param(address_api)
-    ex = address_api.get(OBJECTS, [bbox, (name, value)])
+    changed = Req.of(OBJECTS, [bbox, (name, value)])
     if accepted:
-        E.is_ok(ex, f"{name}={value} is within 1..999999")
-    else:
-        E.rejected(ex, (name, "oppervlakte"), f"{name}={value} is outside 1..999999")
+        E.is_ok(changed.send(address_api), f"{name}={value} is within 1..999999")
+    else:  # the limit itself is the control
+        control = changed.with_param(name, "1" if name.endswith("[min]") else "999999")
+        rejected_vs_control(address_api, control, changed, (name, "oppervlakte"), f"{name}={value} is outside 1..999999")
 
 
 @pytest.mark.check("address.adresseerbareobjecten.oppervlakte_filter")
@@ -218,20 +236,29 @@ def test_oppervlakte_excludes_berths_pitches(address_api) -> None:
     E.objects_within_area(found, 1, 999999)
 
 
-def _min_above_max(address_api):
+def _min_equal_max(address_api) -> Req:
     _, bbox = bbox_param(address_api)
-    return address_api.get(OBJECTS, [bbox, ("oppervlakte[min]", "200"), ("oppervlakte[max]", "100")])
+    return Req.of(OBJECTS, [bbox, ("oppervlakte[min]", "100"), ("oppervlakte[max]", "100")])
+
+
+def _min_above_max(address_api):
+    return _min_equal_max(address_api).with_param("oppervlakte[min]", "200").send(address_api)
 
 
 @pytest.mark.negative
 @pytest.mark.check("address.adresseerbareobjecten.oppervlakte_min_above_max_rejected")
 def test_oppervlakte_min_above_max_rejected(address_api) -> None:
-    E.is_client_error(_min_above_max(address_api), "oppervlakte min greater than max is an error")
+    # min = max is the control; raising min above max is the one change.
+    control = _min_equal_max(address_api)
+    refused_vs_control(address_api, control, control.with_param("oppervlakte[min]", "200"),
+                       rule="oppervlakte min greater than max is an error", statuses=CLIENT_ERROR,
+                       names=("oppervlakte", "oppervlakte[min]", "oppervlakte[max]"))
 
 
 @pytest.mark.negative
 @pytest.mark.check("address.adresseerbareobjecten.oppervlakte_min_above_max_response")
 def test_oppervlakte_min_above_max_response(address_api, observe) -> None:
+    control_served(address_api, _min_equal_max(address_api))  # else the answer says nothing about the range
     ex = _min_above_max(address_api)
     body = ex.json if isinstance(ex.json, dict) else {}
     params = body.get("invalid-params") if isinstance(body.get("invalid-params"), list) else []
@@ -242,16 +269,16 @@ def test_oppervlakte_min_above_max_response(address_api, observe) -> None:
 @pytest.mark.negative
 @pytest.mark.check("address.adresseerbareobjecten.bbox_filter_without_bbox_rejected")
 def test_bbox_filter_without_bbox_rejected(address_api) -> None:
-    ex = address_api.get(OBJECTS, [("geconstateerd", "true")])
-    E.has_status(ex, 400, "geconstateerd alone is no query kind")
+    _, bbox = bbox_param(address_api)
+    control = Req.of(OBJECTS, [bbox, ("geconstateerd", "true")])
+    ex = refused_vs_control(address_api, control, control.without("bbox"), rule="geconstateerd alone is no query kind")
     problem.has_problem_code(ex, "paramsRequired")
 
 
 @pytest.mark.check("address.adresseerbareobjecten.by_pand")
 def test_by_pand(address_api) -> None:
-    vbo = address_api.sample("verblijfsobject")
-    panden = E.buildings(fetch_object(address_api, vbo))
-    expect(bool(panden), "the sample verblijfsobject lies in no building (maaktDeelUitVan)", actual=vbo)
+    data = sample_object(address_api, "verblijfsobject")
+    vbo, panden = data.value, data.having("maaktDeelUitVan", E.buildings(data))
     for chosen in [[p] for p in panden] + ([panden] if len(panden) > 1 else []):
         found = search_all(address_api, [("pandIdentificaties", ",".join(chosen))])
         E.objects_in_buildings(found, chosen)
@@ -268,13 +295,14 @@ def test_identifier_patterns_rejected(address_api, case: str) -> None:
         "nummeraanduiding_letters": ("nummeraanduidingIdentificatie", "a" * len(num)),
         "pand_wrong_type": ("pandIdentificaties", vbo),  # type code 01, not 10
     }[case]
-    E.rejected(address_api.get(OBJECTS, [(name, value)]), name, f"malformed {name}")
+    control = Req.of(OBJECTS, [(name, num if name == "nummeraanduidingIdentificatie" else address_api.sample("pand"))])
+    rejected_vs_control(address_api, control, control.with_param(name, value), name, f"malformed {name}")
 
 
 @pytest.mark.check("address.adresseerbareobjecten.huidig")
 def test_huidig(address_api) -> None:
-    ended = address_api.sample("adresseerbaarobject_eindstatus")
-    num = relation_ids(fetch_object(address_api, ended))["heeftAlsHoofdAdres"][0]
+    sample, related = sample_relations(address_api, "adresseerbaarobject_eindstatus")
+    ended, num = sample.value, related["heeftAlsHoofdAdres"][0]
     for huidig, present in (("false", True), ("true", False)):
         found = search_all(address_api, [("nummeraanduidingIdentificatie", num), ("huidig", huidig)])
         check = E.includes if present else E.excludes
@@ -284,8 +312,8 @@ def test_huidig(address_api) -> None:
 @pytest.mark.parametrize("expand", [*RELATIONS, "heeftAlsHoofdAdres,maaktDeelUitVan", "true"])
 @pytest.mark.check("address.adresseerbareobjecten.expand_embeds")
 def test_expand_embeds(address_api, expand: str) -> None:
-    vbo = address_api.sample("verblijfsobject")
-    related = relation_ids(fetch_object(address_api, vbo))
+    sample, related = sample_relations(address_api, "verblijfsobject")
+    vbo = sample.value
     num = related["heeftAlsHoofdAdres"][0]
     found = E.items(address_api.get(OBJECTS, [("nummeraanduidingIdentificatie", num), ("expand", expand)]),
                     "adresseerbareObjecten")
@@ -299,30 +327,36 @@ def test_expand_embeds(address_api, expand: str) -> None:
 @pytest.mark.parametrize("expand", ["bestaatniet", "heeftAlsHoofdAdres,bestaatniet", "woonplaats"])
 @pytest.mark.check("address.adresseerbareobjecten.expand_unknown_rejected")
 def test_expand_unknown_rejected(address_api, expand: str) -> None:
+    control = _expand_control(address_api)
+    rejected_vs_control(address_api, control, control.with_param("expand", expand), "expand", f"expand={expand}")
+
+
+def _expand_control(address_api) -> Req:
+    """A query with a known expand value: the control of the unknown and empty ones."""
     num = address_api.sample("nummeraanduiding")
-    ex = address_api.get(OBJECTS, [("nummeraanduidingIdentificatie", num), ("expand", expand)])
-    E.rejected(ex, "expand", f"expand={expand}")
+    return Req.of(OBJECTS, [("nummeraanduidingIdentificatie", num), ("expand", "heeftAlsHoofdAdres")])
 
 
 @pytest.mark.negative
 @pytest.mark.check("address.adresseerbareobjecten.expand_empty_rejected")
 def test_expand_empty_rejected(address_api) -> None:
-    num = address_api.sample("nummeraanduiding")
-    ex = address_api.get(OBJECTS, [("nummeraanduidingIdentificatie", num), ("expand", "")])
-    E.rejected(ex, "expand", "an empty expand")
+    control = _expand_control(address_api)
+    rejected_vs_control(address_api, control, control.with_param("expand", ""), "expand", "an empty expand")
 
 
 # --------------------------------------------------------------------------- /adresseerbareobjecten/{id}
 @pytest.mark.parametrize("kind", E.OBJECT_TYPES)
 @pytest.mark.check("address.adresseerbaarobject.by_id")
 def test_object_by_id(address_api, kind: str) -> None:
-    object_id = address_api.sample(kind)
+    object_id = address_api.sample(kind, verify=False)  # the lookup is this check's rule
     E.single_object(get_object(address_api, object_id), object_id, kind)
 
 
 @pytest.mark.check("address.adresseerbaarobject.unknown_not_found")
 def test_object_unknown_not_found(address_api) -> None:
-    E.is_not_found(get_object(address_api, address_api.sample("unknown_adresseerbaarobject")))
+    control = Req.of(f"{OBJECTS}/{address_api.sample('verblijfsobject')}")
+    changed = control.with_path(f"{OBJECTS}/{address_api.sample('unknown_adresseerbaarobject')}")
+    E.is_not_found(refused_vs_control(address_api, control, changed, rule="an unknown id", statuses=(404,)))
 
 
 @pytest.mark.negative
@@ -331,21 +365,23 @@ def test_object_unknown_not_found(address_api) -> None:
 def test_object_malformed_id_rejected(address_api, case: str) -> None:
     vbo = address_api.sample("verblijfsobject")
     value = vbo[:10] if case == "10_digits" else "a" * len(vbo)
-    E.rejected(get_object(address_api, value), "adresseerbaarObjectIdentificatie", f"path id {value}")
+    control = Req.of(f"{OBJECTS}/{vbo}")
+    rejected_vs_control(address_api, control, control.with_path(f"{OBJECTS}/{value}"),
+                        "adresseerbaarObjectIdentificatie", f"path id {value}")
 
 
 @pytest.mark.check("address.adresseerbaarobject.geldig_op")
 def test_object_geldig_op(address_api) -> None:
-    object_id, day = address_api.sample("adresseerbaarobject_historie"), address_api.sample("historie_datum")
-    current = fetch_object(address_api, object_id)
+    current = sample_object(address_api, "adresseerbaarobject_historie")
+    object_id, day = current.value, address_api.sample("historie_datum")
     then = E.single_object(get_object(address_api, object_id, geldigOp=day), object_id)
     E.valid_on(then, date.fromisoformat(day), current)
 
 
 @pytest.mark.check("address.adresseerbaarobject.beschikbaar_op")
 def test_object_beschikbaar_op(address_api) -> None:
-    object_id = address_api.sample("adresseerbaarobject_historie")
-    current = fetch_object(address_api, object_id)
+    current = sample_object(address_api, "adresseerbaarobject_historie")
+    object_id = current.value
     registered = E.parse_moment(E.voorkomen(current).get("tijdstipRegistratie"))
     if registered is None:
         pytest.skip("the current occurrence shows no readable voorkomen.tijdstipRegistratie to travel before")
@@ -357,7 +393,7 @@ def test_object_beschikbaar_op(address_api) -> None:
 
 @pytest.mark.check("address.adresseerbaarobject.huidig")
 def test_object_huidig(address_api) -> None:
-    ended = address_api.sample("adresseerbaarobject_eindstatus")
+    ended = address_api.sample("adresseerbaarobject_eindstatus", verify=False)  # its lookup is the rule
     E.has_status(get_object(address_api, ended, huidig="true"), 404, "huidig=true and the object has an end status")
     E.single_object(get_object(address_api, ended, huidig="false"), ended)
 
@@ -369,10 +405,10 @@ def test_object_huidig(address_api) -> None:
 )
 @pytest.mark.check("address.adresseerbaarobject.expand_embeds")
 def test_object_expand_embeds(address_api, kind: str, expand: str) -> None:
-    object_id = address_api.sample(kind)
-    related = relation_ids(fetch_object(address_api, object_id))
+    sample, related = sample_relations(address_api, kind)
+    object_id = sample.value
     if kind == "verblijfsobject" and expand == "true":
-        expect(bool(related["maaktDeelUitVan"]), "the verblijfsobject lies in no building", actual=object_id)
+        sample.having("maaktDeelUitVan", related["maaktDeelUitVan"])
     data = E.single_object(get_object(address_api, object_id, expand=expand), object_id, kind)
     check_embedded(data, expand, related)
 
@@ -395,7 +431,9 @@ def test_lvc_gehele_lvc(address_api) -> None:
 
 @pytest.mark.check("address.lvc.unknown_not_found")
 def test_lvc_unknown_not_found(address_api) -> None:
-    E.is_not_found(lvc(address_api, address_api.sample("unknown_adresseerbaarobject")))
+    control = Req.of(f"{OBJECTS}/{address_api.sample('verblijfsobject')}/lvc")
+    changed = control.with_path(f"{OBJECTS}/{address_api.sample('unknown_adresseerbaarobject')}/lvc")
+    E.is_not_found(refused_vs_control(address_api, control, changed, rule="an unknown id", statuses=(404,)))
 
 
 @pytest.mark.check("address.lvc.no_paging_links")

@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 
 from conformance.checks.address import endpoints as E
+from conformance.checks.address import general as g
 from conformance.checks.address import hal
+from conformance.checks.address.control import Req, control_served, refused_vs_control, rejected_vs_control
 from conformance.checks.finding import expect
 
 ADRESSEN = "/adressen"
@@ -30,6 +32,8 @@ def fetch_address(api, num: str, **params: str) -> dict[str, Any]:
 
 
 def field(address: dict[str, Any], name: str) -> Any:
+    if isinstance(address, g.SampleData):  # a sample lacking it blocks the checks that need it
+        return address.need(name)
     value = address.get(name)
     expect(value not in (None, ""), f"the sample address has no {name}", actual=E.address_id(address))
     return value
@@ -52,20 +56,19 @@ def body(ex) -> dict[str, Any]:
     return hal.body(ex)
 
 
-def sample_address(api) -> dict[str, Any]:
+def sample_address(api) -> g.SampleData:
     """The sample address as the server gives it, the source of query values (its own
-    identity is checked by address.adres.by_id, not here)."""
-    return body(api.get(f"{ADRESSEN}/{api.sample('nummeraanduiding')}"))
+    identity is checked by address.adres.by_id, not here); a check that cannot get it, or
+    a value it needs from it, is blocked with the sample's cause."""
+    return g.sample_resource(api, "nummeraanduiding")
 
 
 def vbo_relations(api) -> tuple[str, str, list[str], list[str]]:
     """(verblijfsobject id, main address, side addresses, buildings) from /adresseerbareobjecten/{id}."""
-    vbo = api.sample("verblijfsobject")
-    data = body(api.get(f"/adresseerbareobjecten/{vbo}"))
-    main = E.main_address(data)
-    expect(main is not None, "the sample verblijfsobject has no heeftAlsHoofdAdres", actual=vbo)
-    assert main is not None
-    return vbo, main, E.side_addresses(data), E.buildings(data)
+    data = g.sample_resource(api, "verblijfsobject", "/adresseerbareobjecten/{}",
+                             check=lambda ex, value: E.single_object(ex, value))
+    main = data.having("heeftAlsHoofdAdres", E.main_address(data))
+    return data.value, main, E.side_addresses(data), E.buildings(data)
 
 
 def expected_embeds(address: dict[str, Any], vbo: str, panden: list[str]) -> dict[str, list[str]]:
@@ -175,8 +178,8 @@ def test_postcode_pattern_rejected(address_api, case: str) -> None:
     address = sample_address(address_api)
     pc = E.normal_postcode(field(address, "postcode"))
     value = {"leading_zero": "0" + pc[1:], "three_letters": pc + "A", "two_spaces": f"{pc[:4]}  {pc[4:]}"}[case]
-    ex = address_api.get(ADRESSEN, [("postcode", value), ("huisnummer", str(address["huisnummer"]))])
-    E.rejected(ex, "postcode", f"postcode {value!r}")
+    control = Req.of(ADRESSEN, [("postcode", pc), ("huisnummer", str(field(address, "huisnummer")))])
+    rejected_vs_control(address_api, control, control.with_param("postcode", value), "postcode", f"postcode {value!r}")
 
 
 def _bounds(name: str, cases: list[tuple[str, bool]]) -> list[Any]:
@@ -189,31 +192,33 @@ def _bounds(name: str, cases: list[tuple[str, bool]]) -> list[Any]:
 @pytest.mark.check("address.adressen.huisnummer_limits")
 def test_huisnummer_limits(address_api, value: str, accepted: bool) -> None:
     postcode = str(field(sample_address(address_api), "postcode"))
-    ex = address_api.get(ADRESSEN, [("postcode", postcode), ("huisnummer", value)])
+    changed = Req.of(ADRESSEN, [("postcode", postcode), ("huisnummer", value)])
     if accepted:
-        E.is_ok(ex, f"huisnummer {value} is within 1..99999")
-    else:
-        E.rejected(ex, "huisnummer", f"huisnummer {value} is outside 1..99999")
+        E.is_ok(changed.send(address_api), f"huisnummer {value} is within 1..99999")
+    else:  # the nearest limit is the control
+        control = changed.with_param("huisnummer", "1" if value == "0" else "99999")
+        rejected_vs_control(address_api, control, changed, "huisnummer", f"huisnummer {value} is outside 1..99999")
 
 
-def _pattern_case(address_api, name: str, value: str, accepted: bool) -> None:
-    ex = address_api.get(ADRESSEN, [*postcode_query(sample_address(address_api)), (name, value)])
+def _pattern_case(address_api, name: str, value: str, valid: str, accepted: bool) -> None:
+    changed = Req.of(ADRESSEN, [*postcode_query(sample_address(address_api)), (name, value)])
     if accepted:
-        E.is_ok(ex, f"{name}={value!r} fits its pattern")
-    else:
-        E.rejected(ex, name, f"{name}={value!r} breaks its pattern")
+        E.is_ok(changed.send(address_api), f"{name}={value!r} fits its pattern")
+    else:  # the longest value that fits is the control
+        rejected_vs_control(address_api, changed.with_param(name, valid), changed, name,
+                            f"{name}={value!r} breaks its pattern")
 
 
 @pytest.mark.parametrize(("value", "accepted"), _bounds("huisnummertoevoeging", [("1a2b", True), ("1a2b3", False)]))
 @pytest.mark.check("address.adressen.huisnummertoevoeging_pattern")
 def test_huisnummertoevoeging_pattern(address_api, value: str, accepted: bool) -> None:
-    _pattern_case(address_api, "huisnummertoevoeging", value, accepted)
+    _pattern_case(address_api, "huisnummertoevoeging", value, "1a2b", accepted)
 
 
 @pytest.mark.parametrize(("value", "accepted"), _bounds("huisletter", [("b", True), ("bb", False)]))
 @pytest.mark.check("address.adressen.huisletter_pattern")
 def test_huisletter_pattern(address_api, value: str, accepted: bool) -> None:
-    _pattern_case(address_api, "huisletter", value, accepted)
+    _pattern_case(address_api, "huisletter", value, "b", accepted)
 
 
 @pytest.mark.parametrize(
@@ -223,24 +228,28 @@ def test_huisletter_pattern(address_api, value: str, accepted: bool) -> None:
 )
 @pytest.mark.check("address.adressen.name_lengths")
 def test_name_lengths(address_api, name: str, length: int, accepted: bool) -> None:
-    params = dict(naam_query(sample_address(address_api)))
-    params[name] = "a" * length
-    ex = address_api.get(ADRESSEN, list(params.items()))
+    changed = Req.of(ADRESSEN, naam_query(sample_address(address_api))).with_param(name, "a" * length)
     if accepted:
-        E.is_ok(ex, f"{name} of {length} characters is within 1..80")
-    else:
-        E.rejected(ex, name, f"{name} of {length} characters is longer than 80")
+        E.is_ok(changed.send(address_api), f"{name} of {length} characters is within 1..80")
+    else:  # 80 characters is the control
+        rejected_vs_control(address_api, changed.with_param(name, "a" * 80), changed, name,
+                            f"{name} of {length} characters is longer than 80")
 
 
-def _length_case(ex, name: str, length: int, maximum: int) -> None:
+def _length_case(api, path: str, name: str, char: str, length: int, maximum: int) -> None:
+    """`name` of `length` times `char`; a refused length is judged against `maximum` (the control)."""
+    changed = Req.of(path, [(name, char * length)])
+    if not 1 <= length <= maximum:
+        control = changed.with_param(name, char * maximum)
+        if length == 0:  # empty: no value, so an invalid-params list need not single it out
+            refused_vs_control(api, control, changed, rule=f"an empty {name}", names=name)
+        else:
+            rejected_vs_control(api, control, changed, name, f"{name} of {length} characters is longer than {maximum}")
+        return
+    ex = changed.send(api)
     if length == 1 and ex.status == 400 and isinstance(ex.json, dict) and ex.json.get("code") == "tooManyResults":
         return  # a one-character search may find too much (bag-api.md 5.2): not a length verdict
-    if 1 <= length <= maximum:
-        E.is_ok(ex, f"{name} of {length} characters is within 1..{maximum}")
-    elif length == 0:
-        E.has_status(ex, 400, f"an empty {name}")
-    else:
-        E.rejected(ex, name, f"{name} of {length} characters is longer than {maximum}")
+    E.is_ok(ex, f"{name} of {length} characters is within 1..{maximum}")
 
 
 LENGTHS_255 = [pytest.param(n, marks=() if 1 <= n <= 255 else pytest.mark.negative) for n in (255, 256, 0)]
@@ -249,20 +258,22 @@ LENGTHS_255 = [pytest.param(n, marks=() if 1 <= n <= 255 else pytest.mark.negati
 @pytest.mark.parametrize("length", LENGTHS_255)
 @pytest.mark.check("address.adressen.q_length")
 def test_q_length(address_api, length: int) -> None:
-    _length_case(address_api.get(ADRESSEN, [("q", "a" * length)]), "q", length, 255)
+    _length_case(address_api, ADRESSEN, "q", "a", length, 255)
 
 
 @pytest.mark.negative
 @pytest.mark.check("address.adressen.postcode_without_huisnummer_rejected")
 def test_postcode_without_huisnummer_rejected(address_api) -> None:
-    ex = address_api.get(ADRESSEN, [("postcode", str(field(sample_address(address_api), "postcode")))])
-    E.has_status(ex, 400, "postcode without huisnummer is no complete query kind")
+    control = Req.of(ADRESSEN, postcode_query(sample_address(address_api)))
+    refused_vs_control(address_api, control, control.without("huisnummer"),
+                       rule="postcode without huisnummer is no complete query kind", names=("postcode", "huisnummer"))
 
 
 @pytest.mark.negative
 @pytest.mark.check("address.adressen.postcode_without_huisnummer_code")
 def test_postcode_without_huisnummer_code(address_api, observe) -> None:
-    ex = address_api.get(ADRESSEN, [("postcode", str(field(sample_address(address_api), "postcode")))])
+    control = control_served(address_api, Req.of(ADRESSEN, postcode_query(sample_address(address_api))))
+    ex = Req.of(ADRESSEN, [("postcode", control.query[0][1])]).send(address_api)
     observe({"status": ex.status, "code": ex.json.get("code") if isinstance(ex.json, dict) else None})
 
 
@@ -285,9 +296,8 @@ def test_exacte_match(address_api, kind: str) -> None:
 
 def end_status_query(api) -> tuple[str, list[tuple[str, str]]]:
     """The end-status address and a query kind that selects it (postcode if it has one)."""
-    ended = api.sample("nummeraanduiding_eindstatus")
-    address = fetch_address(api, ended, inclusiefEindStatus="true")
-    return ended, postcode_query(address) if address.get("postcode") else naam_query(address)
+    address = g.sample_resource(api, "nummeraanduiding_eindstatus", params={"inclusiefEindStatus": "true"})
+    return address.value, postcode_query(address) if address.get("postcode") else naam_query(address)
 
 
 @pytest.mark.check("address.adressen.inclusief_eind_status")
@@ -330,15 +340,20 @@ def test_expand_against_relation(address_api, observe, kind: str) -> None:
 @pytest.mark.parametrize("expand", ["bestaatniet", "woonplaats,bestaatniet", "heeftAlsHoofdAdres"])
 @pytest.mark.check("address.adressen.expand_unknown_rejected")
 def test_expand_unknown_rejected(address_api, expand: str) -> None:
-    ex = address_api.get(ADRESSEN, [*postcode_query(sample_address(address_api)), ("expand", expand)])
-    E.rejected(ex, "expand", f"expand={expand}")
+    control = _expand_control(address_api)
+    rejected_vs_control(address_api, control, control.with_param("expand", expand), "expand", f"expand={expand}")
+
+
+def _expand_control(address_api) -> Req:
+    """The sample's postcode query with a known expand value: the control of the others."""
+    return Req.of(ADRESSEN, [*postcode_query(sample_address(address_api)), ("expand", "woonplaats")])
 
 
 @pytest.mark.negative
 @pytest.mark.check("address.adressen.expand_empty_rejected")
 def test_expand_empty_rejected(address_api) -> None:
-    ex = address_api.get(ADRESSEN, [*postcode_query(sample_address(address_api)), ("expand", "")])
-    E.rejected(ex, "expand", "an empty expand")
+    control = _expand_control(address_api)
+    rejected_vs_control(address_api, control, control.with_param("expand", ""), "expand", "an empty expand")
 
 
 # --------------------------------------------------------------------------- zoek and zoekresultaatIdentificatie
@@ -363,20 +378,20 @@ def test_zoekresultaat_resolves(address_api) -> None:
 @pytest.mark.parametrize("length", [pytest.param(255), pytest.param(256, marks=pytest.mark.negative)])
 @pytest.mark.check("address.adressen.zoekresultaat_length")
 def test_zoekresultaat_length(address_api, length: int) -> None:
-    ex = address_api.get(ADRESSEN, [("zoekresultaatIdentificatie", "x" * length)])
-    _length_case(ex, "zoekresultaatIdentificatie", length, 255)
+    _length_case(address_api, ADRESSEN, "zoekresultaatIdentificatie", "x", length, 255)
 
 
 @pytest.mark.negative
 @pytest.mark.check("address.zoek.zoek_required")
 def test_zoek_required(address_api) -> None:
-    E.has_status(address_api.get(ZOEK), 400, "zoek is required")
+    control = Req.of(ZOEK, [("zoek", str(field(sample_address(address_api), "postcode")))])
+    refused_vs_control(address_api, control, control.without("zoek"), rule="zoek is required", names="zoek")
 
 
 @pytest.mark.parametrize("length", [pytest.param(1), *LENGTHS_255])
 @pytest.mark.check("address.zoek.zoek_length")
 def test_zoek_length(address_api, length: int) -> None:
-    _length_case(address_api.get(ZOEK, [("zoek", "1" * length)]), "zoek", length, 255)
+    _length_case(address_api, ZOEK, "zoek", "1", length, 255)
 
 
 @pytest.mark.check("address.zoek.results_identified")
@@ -399,12 +414,14 @@ def test_zoek_deprecation_signal(address_api, observe) -> None:
 # --------------------------------------------------------------------------- /adressen/{id}
 @pytest.mark.check("address.adres.by_id")
 def test_adres_by_id(address_api) -> None:
-    fetch_address(address_api, address_api.sample("nummeraanduiding"))
+    fetch_address(address_api, address_api.sample("nummeraanduiding", verify=False))  # the lookup is the rule
 
 
 @pytest.mark.check("address.adres.unknown_not_found")
 def test_adres_unknown_not_found(address_api) -> None:
-    E.is_not_found(address_api.get(f"{ADRESSEN}/{address_api.sample('unknown_nummeraanduiding')}"))
+    control = Req.of(f"{ADRESSEN}/{address_api.sample('nummeraanduiding')}")
+    changed = control.with_path(f"{ADRESSEN}/{address_api.sample('unknown_nummeraanduiding')}")
+    E.is_not_found(refused_vs_control(address_api, control, changed, rule="an unknown id", statuses=(404,)))
 
 
 @pytest.mark.negative
@@ -413,12 +430,14 @@ def test_adres_unknown_not_found(address_api) -> None:
 def test_adres_malformed_id_rejected(address_api, case: str) -> None:
     num = address_api.sample("nummeraanduiding")
     value = num[:-1] if case == "15_digits" else "a" * len(num)
-    E.rejected(address_api.get(f"{ADRESSEN}/{value}"), "nummeraanduidingIdentificatie", f"path id {value}")
+    control = Req.of(f"{ADRESSEN}/{num}")
+    rejected_vs_control(address_api, control, control.with_path(f"{ADRESSEN}/{value}"),
+                        "nummeraanduidingIdentificatie", f"path id {value}")
 
 
 @pytest.mark.check("address.adres.inclusief_eind_status")
 def test_adres_inclusief_eind_status(address_api) -> None:
-    ended = address_api.sample("nummeraanduiding_eindstatus")
+    ended = address_api.sample("nummeraanduiding_eindstatus", verify=False)  # its lookup is the rule
     E.is_not_found(address_api.get(f"{ADRESSEN}/{ended}"))
     E.is_not_found(address_api.get(f"{ADRESSEN}/{ended}", {"inclusiefEindStatus": "false"}))
     fetch_address(address_api, ended, inclusiefEindStatus="true")

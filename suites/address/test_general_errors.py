@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import UTC, date, datetime, timedelta
+
 import pytest
 
 from conformance.checks.address import general as g
 from conformance.checks.address import problem
+from conformance.checks.address.control import CLIENT_ERROR, Req, refused_vs_control
 
 NEGATIVE = pytest.mark.negative
 
@@ -34,15 +37,17 @@ def test_code_matches_status(address_api, case):
     problem.has_problem_code(_error(address_api, case), g.ERROR_CASES[case].code)
 
 
-def _sample_address_query(address_api, **extra):
+def _sample_address_query(address_api) -> Req:
     data = g.sample_address(address_api)
-    return {"postcode": data["postcode"], "huisnummer": str(data["huisnummer"]), **extra}
+    return Req.of("/adressen", {"postcode": data["postcode"], "huisnummer": str(data["huisnummer"])})
 
 
+# (control, the faulty parameter, its faulty value): only that parameter's value changes.
 INVALID_PARAMS = {
-    "huisnummer": lambda api: ("/adressen", _sample_address_query(api, huisnummer="abc")),
-    "pageSize": lambda api: ("/adresseerbareobjecten", {"pandIdentificaties": api.sample("pand"), "pageSize": "5"}),
-    "huidig": lambda api: (f"/adresseerbareobjecten/{api.sample('verblijfsobject')}", {"huidig": "ja"}),
+    "huisnummer": lambda api: (_sample_address_query(api), "abc"),
+    "pageSize": lambda api: (Req.of("/adresseerbareobjecten", {"pandIdentificaties": api.sample("pand"),
+                                                               "pageSize": "10"}), "5"),
+    "huidig": lambda api: (Req.of(f"/adresseerbareobjecten/{api.sample('verblijfsobject')}", {"huidig": "true"}), "ja"),
 }
 
 
@@ -50,9 +55,9 @@ INVALID_PARAMS = {
 @pytest.mark.check("address.errors.invalid_params_name_parameter")
 @pytest.mark.parametrize("name", list(INVALID_PARAMS))
 def test_invalid_params_name_parameter(address_api, name):
-    path, params = INVALID_PARAMS[name](address_api)
-    ex = address_api.get(path, params=params)
-    g.expect_status(ex, 400)
+    control, value = INVALID_PARAMS[name](address_api)
+    ex = refused_vs_control(address_api, control, control.with_param(name, value), rule=f"{name}={value!r}",
+                            statuses=(400,))
     problem.names_invalid_param(ex, name)
 
 
@@ -63,40 +68,50 @@ def test_instance_names_request(address_api, case):
 
 
 # Inputs no parameter rule admits; the server must refuse them as the client's error.
+# Each is (path, faulty query, the valid query it changes): the valid one is the control.
 _VBO = "/adresseerbareobjecten/{verblijfsobject}"
+_PC = "postcode={postcode}&huisnummer={huisnummer}"
 MALFORMED = {
-    "date-day-out-of-range": (_VBO, "geldigOp=2019-02-30"),
-    "date-five-digit-year": (_VBO, "geldigOp=99999-01-01"),
-    "date-fullwidth-digits": (_VBO, "geldigOp=%EF%BC%92%EF%BC%90%EF%BC%91%EF%BC%99-01-01"),
-    "date-empty": (_VBO, "geldigOp="),
-    "timestamp-out-of-range": (_VBO, "beschikbaarOp=2019-01-01T24:61:61.9999999999"),
-    "boolean-empty": (_VBO, "huidig="),
-    "boolean-emoji": (_VBO, "huidig=%F0%9F%98%80"),
-    "path-id-nul": ("/adresseerbareobjecten/{verblijfsobject}%00", ""),
-    "huisnummer-huge": ("/adressen", "postcode={postcode}&huisnummer=" + "9" * 400),
-    "huisnummer-arabic-indic": ("/adressen", "postcode={postcode}&huisnummer=%D9%A1%D9%A2"),
-    "huisnummer-repeated": ("/adressen", "postcode={postcode}&huisnummer=1&huisnummer=2"),
-    "postcode-invalid-utf8": ("/adressen", "postcode=%FF%FE&huisnummer={huisnummer}"),
-    "postcode-fullwidth": ("/adressen", "postcode=%EF%BC%91%EF%BC%92%EF%BC%93%EF%BC%94AB&huisnummer=1"),
-    "page-huge-negative": ("/adressen", "pandIdentificatie={pand}&page=-" + "9" * 30),
-    "pagesize-float": ("/adressen", "pandIdentificatie={pand}&pageSize=1e3"),
-    "bbox-overflow": ("/adresseerbareobjecten", "bbox=1e308,1e308,-1e308,-1e308"),
-    "bbox-nan": ("/adresseerbareobjecten", "bbox=NaN,NaN,NaN,NaN"),
+    "date-day-out-of-range": (_VBO, "geldigOp=2019-02-30", "geldigOp={today}"),
+    "date-five-digit-year": (_VBO, "geldigOp=99999-01-01", "geldigOp={today}"),
+    "date-fullwidth-digits": (_VBO, "geldigOp=%EF%BC%92%EF%BC%90%EF%BC%91%EF%BC%99-01-01", "geldigOp={today}"),
+    "date-empty": (_VBO, "geldigOp=", "geldigOp={today}"),
+    "timestamp-out-of-range": (_VBO, "beschikbaarOp=2019-01-01T24:61:61.9999999999", "beschikbaarOp={moment}"),
+    "boolean-empty": (_VBO, "huidig=", "huidig=false"),
+    "boolean-emoji": (_VBO, "huidig=%F0%9F%98%80", "huidig=false"),
+    "path-id-nul": (_VBO + "%00", "", ""),
+    "huisnummer-huge": ("/adressen", "postcode={postcode}&huisnummer=" + "9" * 400, _PC),
+    "huisnummer-arabic-indic": ("/adressen", "postcode={postcode}&huisnummer=%D9%A1%D9%A2", _PC),
+    "huisnummer-repeated": ("/adressen", "postcode={postcode}&huisnummer={huisnummer}&huisnummer=2", _PC),
+    "postcode-invalid-utf8": ("/adressen", "postcode=%FF%FE&huisnummer={huisnummer}", _PC),
+    "postcode-fullwidth": ("/adressen", "postcode=%EF%BC%91%EF%BC%92%EF%BC%93%EF%BC%94AB&huisnummer={huisnummer}", _PC),
+    "page-huge-negative": ("/adressen", "pandIdentificatie={pand}&page=-" + "9" * 30, "pandIdentificatie={pand}&page=1"),
+    "pagesize-float": ("/adressen", "pandIdentificatie={pand}&pageSize=1e3", "pandIdentificatie={pand}&pageSize=10"),
+    "bbox-overflow": ("/adresseerbareobjecten", "bbox=1e308,1e308,-1e308,-1e308", "bbox={bbox}"),
+    "bbox-nan": ("/adresseerbareobjecten", "bbox=NaN,NaN,NaN,NaN", "bbox={bbox}"),
 }
+
+
+def _target(path: str, query: str, values: dict[str, str]) -> str:
+    return path.format(**values) + ("?" + query.format(**values) if query else "")
 
 
 @NEGATIVE
 @pytest.mark.check("address.errors.malformed_input_is_client_error")
 @pytest.mark.parametrize("case", list(MALFORMED))
 def test_malformed_input_is_client_error(address_api, case):
-    path, query = MALFORMED[case]
-    values = {"verblijfsobject": address_api.sample("verblijfsobject"), "pand": address_api.sample("pand")}
-    if "{postcode}" in query or "{huisnummer}" in query:
+    path, query, valid = MALFORMED[case]
+    moment = (datetime.now(UTC) - timedelta(days=1)).strftime("%Y-%m-%dT12:00:00.000")
+    values = {"today": date.today().isoformat(), "moment": moment}
+    for name in ("verblijfsobject", "pand", "bbox"):
+        if "{" + name + "}" in path + query + valid:
+            values[name] = address_api.sample(name)
+    if "{postcode}" in query + valid or "{huisnummer}" in query + valid:
         data = g.sample_address(address_api)
-        values.update(postcode=data["postcode"], huisnummer=data["huisnummer"])
-    target = path.format(**values) + ("?" + query.format(**values) if query else "")
-    ex = address_api.get(target)
-    g.is_client_error(ex)
+        values.update(postcode=data["postcode"], huisnummer=str(data["huisnummer"]))
+    control = Req.of(_target(path.removesuffix("%00"), valid, values))
+    ex = refused_vs_control(address_api, control, control.with_path(_target(path, query, values)),
+                            rule=f"malformed input ({case})", statuses=CLIENT_ERROR)
     problem.is_problem_media_type(ex)
 
 

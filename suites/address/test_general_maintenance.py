@@ -6,6 +6,7 @@ import pytest
 
 from conformance.checks.address import general as g
 from conformance.checks.address import headers, problem
+from conformance.checks.address.control import Req, control_served
 from conformance.errors import NotApplicable
 
 pytestmark = pytest.mark.mock_only
@@ -17,7 +18,9 @@ def maintenance_url(address_mock) -> str:
 
 
 def _get(address_api, maintenance_url):
-    return address_api.get(f"{maintenance_url}/adressen/{address_api.sample('nummeraanduiding')}")
+    path = f"/adressen/{address_api.sample('nummeraanduiding')}"
+    control_served(address_api, Req.of(path))  # the same request outside maintenance is served
+    return address_api.get(f"{maintenance_url}{path}")
 
 
 @pytest.mark.check("address.maintenance.not_available_503")

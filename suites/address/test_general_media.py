@@ -6,6 +6,7 @@ import pytest
 
 from conformance.checks.address import general as g
 from conformance.checks.address import headers, problem
+from conformance.checks.address.control import Req, refused_vs_control
 from conformance.checks.finding import expect
 
 NEGATIVE = pytest.mark.negative
@@ -43,16 +44,17 @@ def test_error_is_problem_json(address_api, case):
 @pytest.mark.parametrize("accept", ["application/json", "application/xml"])
 @pytest.mark.parametrize("case", ["adressen-id", "adresseerbareobjecten-id", "adressen"])
 def test_unsupported_accept_not_acceptable(address_api, case, accept):
-    path, params = g.SUCCESS_CASES[case](address_api)
-    g.expect_status(address_api.get(path, params=params, headers={"Accept": accept}), 406)
+    control = Req.of(*g.SUCCESS_CASES[case](address_api)).with_header("Accept", "application/hal+json")
+    refused_vs_control(address_api, control, control.with_header("Accept", accept), rule=f"Accept: {accept}",
+                       statuses=(406,))
 
 
 @NEGATIVE
 @pytest.mark.check("address.media.not_acceptable_names_accept_crs")
 def test_not_acceptable_names_accept_crs(address_api):
-    ex = address_api.get(f"/adressen/{address_api.sample('nummeraanduiding')}",
-                         headers={"Accept": "application/xml"})
-    g.expect_status(ex, 406)
+    control = Req.of(f"/adressen/{address_api.sample('nummeraanduiding')}").with_header("Accept", "application/hal+json")
+    ex = refused_vs_control(address_api, control, control.with_header("Accept", "application/xml"),
+                            rule="Accept: application/xml", statuses=(406,))
     g.has_accept_crs_header(ex)
 
 

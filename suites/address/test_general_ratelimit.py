@@ -10,6 +10,7 @@ import pytest
 
 from conformance.checks.address import general as g
 from conformance.checks.address import headers, problem
+from conformance.checks.address.control import Req, control_served
 from conformance.checks.finding import Finding
 from conformance.errors import NotApplicable
 
@@ -22,6 +23,7 @@ def _a_429(address_api):
     """The first 429 for the `limited` key. Skips when the limit could not be exceeded
     because a new rate window began (pacing on a real environment)."""
     path = f"/adressen/{address_api.sample('nummeraanduiding')}"
+    control_served(address_api, Req.of(path))  # the request itself is served (valid key)
 
     def send():
         return address_api.get(path, key="limited")
@@ -72,6 +74,7 @@ def test_api_version_on_429(address_api, observe):
 @pytest.mark.check("address.ratelimit.day_quota_exceeded")
 def test_day_quota_exceeded(address_api):
     path = f"/adressen/{address_api.sample('nummeraanduiding')}"
+    control_served(address_api, Req.of(path))  # the request itself is served (valid key)
 
     def send():
         return address_api.get(path, key="quota")

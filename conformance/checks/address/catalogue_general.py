@@ -194,7 +194,7 @@ _define("params.geldig_op_malformed_rejected", "A malformed geldigOp is answered
         proven_by=("server_error_on_malformed_date", "invalid_params_without_name", "invalid_params_missing"))
 _define("params.beschikbaar_op_forms_accepted",
         "beschikbaarOp is served in full, without seconds, without milliseconds and with more than 3 digits",
-        ("ADDR-4.beschikbaarOp",), MUST, PARAMS, proven_by=("beschikbaarop_short_form_rejected",))
+        ("ADDR-4.beschikbaarOp",), MUST, PARAMS, proven_by=("beschikbaarop_short_form_rejected", "time_travel_forbidden"))
 _define("params.beschikbaar_op_forms_equivalent", "Equivalent beschikbaarOp forms give the same result",
         ("ADDR-4.beschikbaarOp",), MUST, PARAMS,
         proven_by=("beschikbaarop_short_form_rejected", "beschikbaarop_short_form_misread"))

@@ -15,14 +15,18 @@ import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import date
 from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from conformance.checks.address import hal
+from conformance.checks.address.control import Req, control_served
 from conformance.checks.address.headers import CRS, RATE_LIMIT_HEADERS
 from conformance.checks.address.problem import problem_body
-from conformance.checks.finding import Finding, expect
+from conformance.checks.finding import Blocked, Finding, expect
+from conformance.errors import NotApplicable
+from conformance.http.address import sample_cause
 from conformance.http.exchange import Exchange
 
 HeaderName = Callable[[str], str]
@@ -225,13 +229,55 @@ def same_data(first: Exchange, second: Exchange) -> None:
 Request = tuple[str, dict[str, str] | list[tuple[str, str]]]
 
 
-def sample_address(api: Any) -> dict[str, Any]:
+class SampleData(dict):
+    """A sample resource as the server returned it. The checks that merely start from it
+    are blocked, with the sample's one cause, when it lacks what they need."""
+
+    def __init__(self, name: str, value: str, path: str, ex: Exchange, data: dict[str, Any]) -> None:
+        super().__init__(data)
+        self.name, self.value, self.path, self.exchange = name, value, path, ex
+
+    def blocked(self, what: str) -> Blocked:
+        return Blocked(f"the sample {self.name} as the server renders it",
+                       sample_cause(self.name, self.value, self.path, self.exchange, what))
+
+    def need(self, member: str) -> Any:
+        """A member the check needs: present and not empty, else the check is blocked."""
+        return self.having(member, self.get(member))
+
+    def having(self, what: str, value: Any) -> Any:
+        if value in (None, "", [], {}):
+            raise self.blocked(f"without {what}")
+        return value
+
+
+def sample_resource(api: Any, name: str, path: str = "/adressen/{}", params: dict[str, str] | None = None,
+                    *, check: Callable[[Exchange, str], Any] | None = None) -> SampleData:
+    """GET of a sample object that a check starts from: a 200 JSON object (that passes
+    `check(ex, value)`, when given), else the check is blocked with the sample's cause."""
+    value = api.sample(name)
+    target = path.format(value)
+    ex = api.get(target, params=params)
+    try:
+        expect_status(ex, 200)
+        data = hal.body(ex)
+        if check is not None:
+            check(ex, value)
+        elif path == "/adressen/{}":  # an address sample must be the one asked for
+            expect(data.get("nummeraanduidingIdentificatie") == value, "the address returned is not the one requested")
+    except Finding as finding:
+        what = finding.message if ex.status == 200 else ""
+        raise Blocked(f"the sample {name} as the server renders it",
+                      sample_cause(name, value, target, ex, what)) from None
+    return SampleData(name, value, target, ex, data)
+
+
+def sample_address(api: Any) -> SampleData:
     """The `nummeraanduiding` sample as the server returns it (postcode, huisnummer, ...)."""
-    ex = api.get(f"/adressen/{api.sample('nummeraanduiding')}")
-    expect_status(ex, 200)
-    data = hal.body(ex)
-    expect(isinstance(data.get("postcode"), str) and isinstance(data.get("huisnummer"), int),
-           "sample address has no postcode/huisnummer", actual=ex.summary())
+    data = sample_resource(api, "nummeraanduiding")
+    data.need("postcode")
+    if not isinstance(data.need("huisnummer"), int):
+        raise data.blocked("without an integer huisnummer")
     return data
 
 
@@ -253,6 +299,34 @@ SUCCESS_CASES: dict[str, Callable[[Any], Request]] = {
     "adressenuitgebreid-id": lambda api: (
         f"/adressenuitgebreid/{api.sample('nummeraanduiding')}", {"inclusiefEindStatus": "false"}),
 }
+# The path of each success case, for matching against the profile's restricted paths.
+SUCCESS_PATHS = {
+    "adresseerbareobjecten": "/adresseerbareobjecten", "adresseerbareobjecten-id": "/adresseerbareobjecten/{id}",
+    "adresseerbareobjecten-lvc": "/adresseerbareobjecten/{id}/lvc", "adressen": "/adressen",
+    "adressen-zoek": "/adressen/zoek", "adressen-id": "/adressen/{id}", "adressenuitgebreid": "/adressenuitgebreid",
+    "adressenuitgebreid-id": "/adressenuitgebreid/{id}",
+}  # fmt: skip
+
+
+def under(path: str, prefixes: tuple[str, ...]) -> bool:
+    """Whole segments: "/adressen" covers /adressen/zoek, not /adressenuitgebreid."""
+    return any(path == p or path.startswith(p.rstrip("/") + "/") for p in prefixes)
+
+
+def restricted_cases(api: Any) -> list[str]:
+    """The success cases on a path the restricted key may not use (the profile's
+    `services.address.restricted_paths`); none: the restricted-key checks do not apply."""
+    prefixes = tuple(api.restricted_paths)
+    found = [case for case, path in SUCCESS_PATHS.items() if under(path, prefixes)]
+    if not found:
+        raise NotApplicable("no endpoint of the suite lies under services.address.restricted_paths "
+                            f"({', '.join(prefixes) or 'none given'})")
+    return found
+
+
+def permitted_cases(api: Any) -> list[str]:
+    return [case for case, path in SUCCESS_PATHS.items() if not under(path, tuple(api.restricted_paths))]
+
 
 # Paginated collections (seed part 4 "Response headers") with at least 45 results for the
 # `pand` sample (design.md "Samples"); /adressen/zoek by the sample's postcode.
@@ -267,28 +341,47 @@ LARGE_COLLECTIONS = ("adresseerbareobjecten", "adressen", "adressenuitgebreid")
 
 @dataclass(frozen=True)
 class ErrorCase:
+    """An error response to inspect, with the request it changes (its control)."""
+
     status: int
     code: str | None  # the seed's code for this condition (part 7), where it names one
     negative: bool  # sends invalid input
-    send: Callable[[Any], Exchange]
+    requests: Callable[[Any], tuple[Req, Req]]  # (control, changed)
+
+    def send(self, api: Any) -> Exchange:
+        """The changed request's answer, once the control was served (else blocked)."""
+        control, changed = self.requests(api)
+        control_served(api, control)
+        return changed.send(api)
 
 
-def _num(api: Any) -> str:
-    return api.sample("nummeraanduiding")
+def _num(api: Any) -> Req:
+    return Req.of(f"/adressen/{api.sample('nummeraanduiding')}")
+
+
+def _restricted(api: Any) -> tuple[Req, Req]:
+    path, params = SUCCESS_CASES[restricted_cases(api)[0]](api)
+    control = Req.of(path, params)
+    return control, control.with_key("restricted")
+
+
+def _today() -> str:
+    return date.today().isoformat()
 
 
 ERROR_CASES: dict[str, ErrorCase] = {
-    "400-no-parameters": ErrorCase(400, "paramsRequired", True, lambda api: api.get("/adressen")),
-    "400-malformed-value": ErrorCase(400, None, True, lambda api: api.get(
-        f"/adresseerbareobjecten/{api.sample('verblijfsobject')}", params={"geldigOp": "23-04-2019"})),
-    "401-missing-key": ErrorCase(401, "authentication", True, lambda api: api.get(f"/adressen/{_num(api)}", key="none")),
-    "401-invalid-key": ErrorCase(401, "authentication", True, lambda api: api.get(f"/adressen/{_num(api)}", key="invalid")),
-    "403-no-rights": ErrorCase(403, "autorisation", False, lambda api: api.get(
-        f"/adressenuitgebreid/{_num(api)}", key="restricted")),
-    "404-unknown-id": ErrorCase(404, "notFound", False, lambda api: api.get(
-        f"/adressen/{api.sample('unknown_nummeraanduiding')}")),
-    "406-accept-json": ErrorCase(406, "notAcceptable", True, lambda api: api.get(
-        f"/adressen/{_num(api)}", headers={"Accept": "application/json"})),
+    "400-no-parameters": ErrorCase(400, "paramsRequired", True, lambda api: (
+        Req.of("/adressen", {"pandIdentificatie": _pand(api)}), Req.of("/adressen"))),
+    "400-malformed-value": ErrorCase(400, None, True, lambda api: (
+        (vbo := Req.of(f"/adresseerbareobjecten/{api.sample('verblijfsobject')}")).with_param("geldigOp", _today()),
+        vbo.with_param("geldigOp", "23-04-2019"))),
+    "401-missing-key": ErrorCase(401, "authentication", True, lambda api: (_num(api), _num(api).with_key("none"))),
+    "401-invalid-key": ErrorCase(401, "authentication", True, lambda api: (_num(api), _num(api).with_key("invalid"))),
+    "403-no-rights": ErrorCase(403, "autorisation", False, _restricted),
+    "404-unknown-id": ErrorCase(404, "notFound", False, lambda api: (
+        _num(api), Req.of(f"/adressen/{api.sample('unknown_nummeraanduiding')}"))),
+    "406-accept-json": ErrorCase(406, "notAcceptable", True, lambda api: (
+        _num(api).with_header("Accept", "application/hal+json"), _num(api).with_header("Accept", "application/json"))),
 }
 
 

@@ -41,6 +41,7 @@ CRS = "epsg:28992"
 # Accept values served with HAL (the error media type is accepted too, as the public API does).
 _ACCEPTABLE = frozenset({"application/hal+json", "*/*", "application/*", "application/problem+json"})
 _WARNING_TEXT = "Deze versie van de API is binnenkort niet meer beschikbaar."
+_TIME_TRAVEL = frozenset({"geldigOp", "beschikbaarOp"})
 _DEPRECATED_TEXT = "Deze operatie is verouderd (deprecated) en wordt binnenkort niet meer ondersteund."
 
 
@@ -122,6 +123,8 @@ class AddressMock:
         route_path = self._route_path(request)
         key, policy = self._authenticate(request)
         self._authorise(policy, route_path)
+        if self.on(G.TIME_TRAVEL_FORBIDDEN) and _TIME_TRAVEL & {p.split("=", 1)[0] for p in info.raw_query.split("&")}:
+            raise ProblemError("autorisation")
         if self.config.maintenance and not self.on(F.MAINTENANCE_IGNORED):
             headers = {}
             if not self.on(F.RETRY_AFTER_MISSING):

@@ -83,6 +83,19 @@ RESTRICTED_POLICY_APPLIED_TO_ALL_KEYS = fault(
     may_trip={"address.adressenuitgebreid.by_id", "address.adressenuitgebreid.by_id_inclusief_eind_status"},
 )
 
+# --- a refusal for an unrelated reason (only a control reveals it) ----------------------------
+TIME_TRAVEL_FORBIDDEN = fault(
+    "address.time_travel_forbidden",
+    "every request with geldigOp or beschikbaarOp, valid or not, is answered 403 autorisation (as if the "
+    "key had no rights for time travel): a malformed date is refused, but not because it is malformed",
+    # The positive time-travel checks fail; the negative ones (malformed dates, huidig with
+    # time travel) must be blocked by their refused control, never passed
+    # (tests/test_address_blocked.py).
+    must_trip=set(),  # proven: address.params.beschikbaar_op_forms_accepted (catalogue_general.py)
+    may_trip={"address.params.beschikbaar_op_forms_equivalent", "address.adresseerbaarobject.geldig_op",
+              "address.adresseerbaarobject.beschikbaar_op"},
+)
+
 # --- operations and versioning (seed parts 1 and 9) ------------------------------------------
 WRITE_METHODS_SERVED = fault(
     "address.write_methods_served",
