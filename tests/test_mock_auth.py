@@ -12,6 +12,7 @@ for a loopback client. No sleeps: time moves only through the mock clock.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import warnings
 from collections.abc import Callable, Iterator
@@ -777,6 +778,17 @@ def _challenges(e: Env) -> list[Any]:
             e.call(FILING_URL, cc_token).headers.get("www-authenticate")]
 
 
+def _concurrent(e: Env) -> list[Any]:
+    """Two validations of one assertion at once (as two requests that overlap), then a third."""
+    assertion = e.assertion()
+
+    async def both() -> list[Any]:
+        return await asyncio.gather(*(e.mock.validator.validate(assertion) for _ in range(2)), return_exceptions=True)
+
+    at_once = sorted("refused" if isinstance(r, Exception) else "ok" for r in asyncio.run(both()))
+    return [at_once, _o(e.cc(assertion))]
+
+
 _REFUSED = (401, "invalid_client")
 _BAD_TOKEN = 'Bearer realm="registry", error="invalid_token"'
 _SCOPE_CHALLENGE = f'Bearer realm="registry", error="insufficient_scope", scope="{FILING}"'
@@ -796,6 +808,13 @@ FAULT_TABLE: list[tuple[str, Callable[[Env], Any], Any, Any]] = [
     ("redirect_uri_not_compared",
      lambda e: [_o(e.exchange(e.code(), redirect_uri=REDIRECT + "/other")), _o(e.exchange(e.code(), redirect_uri=None))],
      [(400, "invalid_grant"), (400, "invalid_request")], ["ok", "ok"]),
+    ("redirect_uri_optional",
+     lambda e: [_o(e.exchange(e.code(), redirect_uri=REDIRECT + "/other")), _o(e.exchange(e.code(), redirect_uri=None))],
+     [(400, "invalid_grant"), (400, "invalid_request")], [(400, "invalid_grant"), "ok"]),
+    ("code_client_not_compared", lambda e: _o(e.exchange(e.code(client_id=PUBLIC), client_id=CONF)),
+     (400, "invalid_grant"), "ok"),
+    ("authorize_unavailable", lambda e: (lambda a: [a.param("error"), bool(a.code)])(e.authorize()),
+     [None, True], ["temporarily_unavailable", False]),
     ("authorize_redirects_anywhere",
      lambda e: (lambda a: [a.status, (a.location or "").split("?")[0], bool(a.code)])(
          e.authorize(redirect_uri="https://evil.example/cb")),
@@ -825,6 +844,7 @@ FAULT_TABLE: list[tuple[str, Callable[[Env], Any], Any, Any]] = [
     ("refresh_never_expires", _aged_refresh, (400, "invalid_grant"), "ok"),
     ("cc_refresh_token_issued", lambda e: "refresh_token" in _cc_body(e), False, True),
     ("assertion_replay_accepted", _twice, ["ok", _REFUSED], ["ok", "ok"]),
+    ("assertion_replay_race", _concurrent, [["ok", "refused"], _REFUSED], [["ok", "ok"], _REFUSED]),
     ("assertion_expired_accepted", _cc(lambda e: e.assertion(now=e.config.clock.now() - 240, lifetime_s=120)),
      _REFUSED, "ok"),
     ("assertion_aud_with_protocol_accepted", _cc(lambda e: e.assertion(audience="https://" + AUD)), _REFUSED, "ok"),
@@ -832,6 +852,8 @@ FAULT_TABLE: list[tuple[str, Callable[[Env], Any], Any, Any]] = [
      _REFUSED, "ok"),
     ("assertion_iss_sub_not_compared", _cc(lambda e: e.assertion(overrides={"iss": "another-client"})),
      _REFUSED, "ok"),
+    ("assertion_client_by_iss", _cc(lambda e: e.assertion(overrides={"sub": "inquiry-no-x5c"})), _REFUSED, "ok"),
+    ("assertion_client_id_not_compared", lambda e: _o(e.cc(e.assertion(), client_id="inquiry-no-x5c")), _REFUSED, "ok"),
     ("assertion_kid_ignored", _cc(lambda e: e.assertion(kid="kid-that-no-jwks-has")), _REFUSED, "ok"),
     ("assertion_signature_not_verified", _not_verified, [_REFUSED] * 2, ["ok"] * 2),
     ("assertion_alg_none_accepted",
@@ -899,6 +921,8 @@ def bundle(e: Env) -> dict[str, Any]:
 BUNDLE_CHANGES: dict[str, set[str]] = {
     "state_mangled": {"authorize"},
     "consent_not_remembered": {"second_authorize"},
+    # no code: nothing to exchange, use or refresh
+    "authorize_unavailable": {"authorize", "code_response", "filing", "refresh"},
     "expires_in_not_3600": {"code_response", "cc"},
     "scope_missing_in_token_response": {"code_response", "cc"},
     "no_store_missing": {"token_headers"},

@@ -17,8 +17,9 @@ from typing import Any, Protocol
 
 from conformance.auth import rfc7523, rfc7636
 from conformance.auth.browser import Browser
-from conformance.auth.login import AuthorizationResult
+from conformance.auth.login import AuthorizationResult, LoginError
 from conformance.auth.rfc6749 import TokenEndpoint, TokenResult, authorize_url
+from conformance.checks.finding import Blocked
 from conformance.errors import NotApplicable
 from conformance.http.client import ApiClient
 from conformance.http.exchange import Exchange
@@ -28,6 +29,11 @@ FILING_SCOPE = "registry.cto.aanbieden.verzoeken"
 INQUIRY_SCOPE = "registry-inzage"
 FILING_WSDL_PATH = "/aanbiedenverzoeken/v1/aanbiedenVerzoeken.wsdl"
 INQUIRY_PATH = "/registry-inzage/v6"
+
+# The causes of a failed precondition, the same in every check it blocks (summary.json
+# groups checks by cause).
+CC_CONTROL_CAUSE = "client credentials (valid assertion) -> {}"
+EXCHANGE_CAUSE = "code exchange ({} client) -> {}"
 
 DEFAULT: Any = object()  # "use the flow's own value"; None means "leave the field out"
 
@@ -86,6 +92,7 @@ class Authorization:
     redirect_uri: str
     state: str
     verifier: str | None = field(repr=False, default=None)
+    role: str = "confidential"  # the profile's client role (services.auth.clients)
 
     @property
     def code(self) -> str | None:
@@ -135,6 +142,8 @@ class AuthFlows:
         self.token = TokenEndpoint(api, targets.auth_url)
         self._browser_factory = browser_factory
         self._bootstrap_token: str | None = None
+        # Client roles whose authorization showed a consent page in this run (this process).
+        self.consent_seen: set[str] = set()
 
     # --- clock ---------------------------------------------------------------------------
     def now(self) -> float:
@@ -168,32 +177,48 @@ class AuthFlows:
         )
         with step(f"authorize {client_id} ({scope}), log in, consent, catch the redirect"), self._browser_factory() as browser:
             result = driver.authorize(browser, url, redirect)
-        return Authorization(result, client_id, redirect, state, verifier)
+        if result.consent_shown:
+            self.consent_seen.add(client)
+        return Authorization(result, client_id, redirect, state, verifier, client)
 
     def exchange(
-        self, authz: Authorization, *, client: str = "confidential", verifier: str | None = DEFAULT,
+        self, authz: Authorization, *, client: str | None = None, verifier: str | None = DEFAULT,
         redirect_uri: str | None = DEFAULT, client_secret: str | None = DEFAULT, code: str | None = DEFAULT,
     ) -> TokenResult:
+        """Redeem the code as the client it was issued to, or as `client` (another role)."""
+        role = client or authz.role
+        client_id = authz.client_id if role == authz.role else self.targets.client(role)
         if client_secret is DEFAULT:
-            client_secret = self.targets.secret("client_secret") if client == "confidential" else None
-        with step(f"exchange the code ({authz.client_id})"):
+            client_secret = self.targets.secret("client_secret") if role == "confidential" else None
+        with step(f"exchange the code ({client_id})"):
             return self.token.exchange_code(
                 code=authz.code if code is DEFAULT else code,
-                client_id=authz.client_id,
+                client_id=client_id,
                 redirect_uri=authz.redirect_uri if redirect_uri is DEFAULT else redirect_uri,
                 code_verifier=authz.verifier if verifier is DEFAULT else verifier,
                 client_secret=client_secret,
             )
 
     def code_tokens(self, *, client: str = "confidential") -> tuple[Authorization | None, TokenResult]:
-        """The happy path up to the token response; a refused step is not applicable here.
-        Without a login driver, an unattended run starts from the profile's refresh token."""
+        """The happy path up to the token response; a refused authorization blocks the checks
+        that start from it (the cause reads the same in each of them). Without a login driver,
+        an unattended run starts from the profile's refresh token."""
         if "default" not in self.targets.drivers and self.targets.secrets.get("refresh_token"):
             return None, self._bootstrap()
-        authz = self.authorize(client=client)
+        authz = self.authorize_for_code(client=client)
+        return authz, self.exchange(authz)
+
+    def authorize_for_code(self, **kwargs: Any) -> Authorization:
+        """An authorization that a check starts from (a control, or the code a token-endpoint
+        case changes one thing of): without a code the check is blocked, never judged."""
+        what = f"authorize ({kwargs.get('client', 'confidential')} client)"
+        try:
+            authz = self.authorize(**kwargs)
+        except LoginError as exc:
+            raise Blocked("a code from a valid authorization request", f"{what} -> {exc}") from None
         if authz.code is None:
-            raise NotApplicable(f"no code to work with: the authorization ended with {authz.result.error!r}")
-        return authz, self.exchange(authz, client=client)
+            raise Blocked("a code from a valid authorization request", f"{what} -> {authz.result.answer}")
+        return authz
 
     def _bootstrap(self) -> TokenResult:
         result = self.refresh(self._bootstrap_token or self.targets.secrets["refresh_token"])
@@ -222,14 +247,16 @@ class AuthFlows:
             now=self.now() if now is None else now, **kwargs,
         )
 
-    def client_credentials(self, assertion: str, *, scope: str = INQUIRY_SCOPE) -> TokenResult:
+    def client_credentials(self, assertion: str, *, scope: str = INQUIRY_SCOPE,
+                           client_id: str | None = None) -> TokenResult:
         with step(f"request a token with a client assertion ({scope})"):
-            return self.token.client_credentials(assertion=assertion, scope=scope)
+            return self.token.client_credentials(assertion=assertion, scope=scope, client_id=client_id)
 
     def cc_token(self) -> TokenResult:
+        """A token from a valid assertion: the precondition of the checks that use one."""
         result = self.client_credentials(self.assertion())
         if not result.issued:
-            raise NotApplicable(f"no client-credentials token to work with ({result.exchange.summary()})")
+            raise Blocked("a token for a valid client assertion", CC_CONTROL_CAUSE.format(result.answer))
         return result
 
     # --- the APIs ------------------------------------------------------------------------------

@@ -56,6 +56,12 @@ class LoginError(HarnessError):
     page, a loop, too many steps, or no redirect in time. The message says what was served."""
 
 
+class CredentialsRefused(LoginError):
+    """The login form came back after the credentials were sent: the user could not log in
+    (wrong username or password, a lost session cookie). Nothing about the authorization
+    request itself can be read from that, so a negative check that meets it is blocked."""
+
+
 @dataclass
 class AuthorizationResult:
     """Where the authorization ended: the redirect to the redirect_uri and its parameters.
@@ -71,6 +77,16 @@ class AuthorizationResult:
     pages: list[str] = field(default_factory=list)
     consent_shown: bool = False
     extra_params: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def answer(self) -> str:
+        """What the authorization ended with, in one line without the code or the address:
+        the server's `error` and `error_description` when it stated why it refused."""
+        if self.code is not None:
+            return "a code"
+        if self.error is not None:
+            return f"error={self.error}" + (f" ({self.error_description})" if self.error_description else "")
+        return "no code (" + (" -> ".join(self.pages[-3:]) or "no redirect") + ")"
 
 
 class LoginDriver(Protocol):
@@ -423,7 +439,7 @@ class FormLoginDriver:
             step = self._step(page, redacted)
             if step.kind == "login form":
                 if credentials_sent:
-                    raise LoginError(
+                    raise CredentialsRefused(
                         "the login form was served again after the credentials were sent "
                         f"(wrong username or password, or the session cookie was lost): {_served(redacted, page)}"
                     )

@@ -52,6 +52,23 @@ class TokenResult:
         return value if isinstance(value, str) else None
 
     @property
+    def error_description(self) -> str | None:
+        """From the redacted body: it goes into reasons and reports."""
+        value = self.body.get("error_description")
+        return value if isinstance(value, str) else None
+
+    @property
+    def answer(self) -> str:
+        """The answer in one line, without the address (its port differs per mock instance, and
+        causes must read the same for every check one failing step takes down): the status,
+        and the server's `error` and `error_description` when it stated why it refused."""
+        if self.issued:
+            return f"{self.status} with a token"
+        if self.error is None:
+            return f"{self.status} {self.exchange.media_type or '-'} without an OAuth error"
+        return f"{self.status} error={self.error}" + (f" ({self.error_description})" if self.error_description else "")
+
+    @property
     def body(self) -> dict[str, Any]:
         """The redacted JSON body (token values masked)."""
         parsed = self.exchange.json
@@ -87,9 +104,12 @@ class TokenEndpoint:
                   ("client_secret", client_secret)]
         return self.post([(k, v) for k, v in fields if v is not None])
 
-    def client_credentials(self, *, assertion: str, scope: str, assertion_type: str = ASSERTION_TYPE) -> TokenResult:
-        return self.post([("grant_type", "client_credentials"), ("scope", scope),
-                          ("client_assertion", assertion), ("client_assertion_type", assertion_type)])
+    def client_credentials(self, *, assertion: str, scope: str, assertion_type: str = ASSERTION_TYPE,
+                           client_id: str | None = None) -> TokenResult:
+        """Seed part 4's body; `client_id` (RFC 7521 4.2: optional) is added when given."""
+        fields = [("grant_type", "client_credentials"), ("scope", scope), ("client_assertion", assertion),
+                  ("client_assertion_type", assertion_type)]
+        return self.post(fields + ([("client_id", client_id)] if client_id is not None else []))
 
 
 def authorize_url(

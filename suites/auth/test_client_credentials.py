@@ -1,16 +1,28 @@
 """Client credentials with a signed JWT assertion (seed 001 parts 2 and 4; RFC 7523,
-RFC 7515/7518, RFC 8725, RFC 5280). Every negative case changes one thing of a valid
-assertion; the checks on certificates use clients registered with the test PKI's bad
-material (`conformance pki init`)."""
+RFC 7521, RFC 7515/7518, RFC 8725, RFC 5280). Every negative case changes one thing of a
+valid assertion and first sends a fresh valid assertion as its control: a refusal counts only
+when the control got a token (conformance/checks/auth/control.py). The checks on certificates
+use clients registered with the test PKI's bad material (`conformance pki init`)."""
 
 from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from conformance.auth import rfc7523
+from conformance.auth.flows import CC_CONTROL_CAUSE, INQUIRY_SCOPE
 from conformance.checks.auth import checks as c
+from conformance.checks.auth import control
+from conformance.checks.finding import expect
 from conformance.errors import NotApplicable
+
+CONCURRENT_USES = 5
+# Clients a swapped iss, sub or client_id may name: registered, so that a server cannot
+# refuse the changed assertion as "unknown client" without judging the rule under test.
+_OTHER_CLIENT_ROLES = ("no_x5c", "untrusted", "expired", "unregistered_oin", "twice_oin", "confidential", "public")
 
 
 @pytest.fixture(scope="module")
@@ -19,13 +31,26 @@ def stranger_key():
     return rsa.generate_private_key(public_exponent=65537, key_size=2048)
 
 
-def _refused(flows, assertion: str, what: str) -> None:
-    c.ensure_token_refused(flows.client_credentials(assertion), what)
+def _refused(flows, assertion: str, what: str, **fields: str) -> None:
+    control.control_assertion(flows)
+    control.token_refused(flows.client_credentials(assertion, **fields), what)
 
 
 def _outcome(flows, assertion: str) -> str:
+    control.control_assertion(flows)
     result = flows.client_credentials(assertion)
-    return "accepted" if result.issued else f"refused ({result.status} {result.error})"
+    return "accepted" if result.issued else f"refused ({result.answer})"
+
+
+def _other_client(flows) -> str:
+    """Another client the profile names (so one the server has registered)."""
+    own = flows.targets.client("client_credentials")
+    for role in _OTHER_CLIENT_ROLES:
+        other = flows.targets.clients.get(role)
+        if other and other != own:
+            return other
+    raise NotApplicable("the profile names no second registered client to swap into iss, sub or client_id "
+                        "(services.auth.clients)")
 
 
 @pytest.mark.check("auth.cc.valid_assertion_accepted")
@@ -44,10 +69,29 @@ def test_no_refresh_token(cc_tokens):
 @pytest.mark.check("auth.cc.replay_refused")
 def test_replay_refused(auth_flows):
     assertion = auth_flows.assertion()
-    first = auth_flows.client_credentials(assertion)
-    if not first.issued:
-        raise NotApplicable(f"the assertion was not accepted the first time ({first.exchange.summary()})")
-    _refused(auth_flows, assertion, "the same assertion (same jti) a second time")
+    control.require_token(auth_flows.client_credentials(assertion), "the assertion accepted the first time",
+                          CC_CONTROL_CAUSE)
+    control.token_refused(auth_flows.client_credentials(assertion), "the same assertion (same jti) a second time")
+
+
+@pytest.mark.negative
+@pytest.mark.check("auth.cc.concurrent_replay_refused")
+def test_concurrent_replay_refused(auth_flows):
+    control.control_assertion(auth_flows)
+    assertion = auth_flows.assertion()
+    # The barrier releases every request at once, so they reach the server together.
+    start = threading.Barrier(CONCURRENT_USES, timeout=30)
+
+    def send(_: int):
+        start.wait()
+        return auth_flows.token.client_credentials(assertion=assertion, scope=INQUIRY_SCOPE)
+
+    with ThreadPoolExecutor(CONCURRENT_USES) as pool:
+        results = list(pool.map(send, range(CONCURRENT_USES)))
+    issued = sum(r.issued for r in results)
+    answers = sorted({r.answer for r in results})
+    expect(issued == 1, f"one assertion sent {CONCURRENT_USES} times at once got {issued} tokens",
+           expected="exactly one token", actual="; ".join(answers))
 
 
 @pytest.mark.negative
@@ -85,6 +129,8 @@ def test_aud_other_host_refused(auth_flows):
 @pytest.mark.negative
 @pytest.mark.check("auth.cc.aud_with_protocol_refused")
 def test_aud_with_protocol_refused(auth_flows):
+    if "://" in auth_flows.targets.audience:
+        raise NotApplicable("the profile's audience already carries a protocol: there is none to add")
     audience = "https://" + auth_flows.targets.audience
     _refused(auth_flows, auth_flows.assertion(audience=audience), "aud with the protocol")
 
@@ -107,7 +153,21 @@ def test_aud_trailing_slash_refused(auth_flows):
 @pytest.mark.negative
 @pytest.mark.check("auth.cc.iss_differs_from_sub_refused")
 def test_iss_differs_from_sub_refused(auth_flows):
-    _refused(auth_flows, auth_flows.assertion(overrides={"iss": "another-client"}), "iss different from sub")
+    # Both swaps, each with another REGISTERED client: a server that picks the client by sub
+    # and ignores iss accepts the first, one that picks it by iss accepts the second; neither
+    # can be refused as "unknown client".
+    other = _other_client(auth_flows)
+    _refused(auth_flows, auth_flows.assertion(overrides={"iss": other}), f"iss of another client ({other}), sub of this one")
+    _refused(auth_flows, auth_flows.assertion(overrides={"sub": other}), f"sub of another client ({other}), iss of this one")
+
+
+@pytest.mark.negative
+@pytest.mark.check("auth.cc.client_id_differs_from_sub_refused")
+def test_client_id_differs_from_sub_refused(auth_flows):
+    own, other = auth_flows.targets.client("client_credentials"), _other_client(auth_flows)
+    control.control_assertion(auth_flows, client_id=own)  # client_id in the body is allowed (RFC 7521 4.2)
+    control.token_refused(auth_flows.client_credentials(auth_flows.assertion(), client_id=other),
+                          f"client_id {other} in the body with an assertion of {own}")
 
 
 @pytest.mark.negative

@@ -1,7 +1,9 @@
 """Authorization code with PKCE (seed 001 parts 2, 4, 5 and 8; RFC 6749 4.1, RFC 7636).
 
-Each negative case changes one thing in an otherwise correct flow, so a refusal can only
-be due to that one thing.
+Each negative case changes one thing in an otherwise correct flow and sends the unchanged
+request as its control (conformance/checks/auth/control.py): a refusal counts only when the
+control was accepted, so it can only be due to that one thing. A token-endpoint case needs a
+fresh code for its control, since a code is single use.
 """
 
 from __future__ import annotations
@@ -9,20 +11,17 @@ from __future__ import annotations
 import pytest
 
 from conformance.auth import rfc7636
-from conformance.auth.login import LoginError
+from conformance.auth.flows import EXCHANGE_CAUSE
+from conformance.auth.login import CredentialsRefused, LoginError
 from conformance.checks.auth import checks as c
-from conformance.checks.finding import Finding
+from conformance.checks.auth import control
+from conformance.checks.auth.control import CODE_UNRELATED
+from conformance.checks.finding import Blocked, Finding
 from conformance.errors import NotApplicable
 
 # printable ASCII only (RFC 6749 VSCHAR), with what encoders get wrong: + % / space ~
 TRICKY_STATE = "a+b %2F/c~d*e'f(g)h!"
-
-
-def _code(auth_flows, **kwargs):
-    authz = auth_flows.authorize(**kwargs)
-    if authz.code is None:
-        raise NotApplicable(f"the authorization itself failed ({authz.result.error!r}): nothing to exchange")
-    return authz
+WRONG_SECRET = "wrong-secret-for-conformance"
 
 
 @pytest.mark.check("auth.code.confidential_flow")
@@ -43,13 +42,14 @@ def test_confidential_flow(auth_flows):
 def test_public_flow(auth_flows):
     authz = auth_flows.authorize(client="public")
     c.ensure_code_issued(authz.result, "public client")
-    tokens = auth_flows.exchange(authz, client="public")
+    tokens = auth_flows.exchange(authz)
     c.ensure_token_issued(tokens, "code exchange (public, no secret)")
     c.ensure_api_served(auth_flows.call_filing(tokens.access_token), "filing API with the public client's token")
 
 
 @pytest.mark.check("auth.code.state_echoed")
 def test_state_echoed(auth_flows):
+    control.control_code(auth_flows)  # a plain state: the authorization itself works
     authz = auth_flows.authorize(state=TRICKY_STATE)
     c.ensure_code_issued(authz.result, "authorization with a tricky state")
     finding = c.state_mismatch(TRICKY_STATE, authz.result)
@@ -57,65 +57,68 @@ def test_state_echoed(auth_flows):
         raise finding
 
 
-@pytest.mark.check("auth.code.consent_remembered")
-def test_consent_remembered(auth_flows):
-    first = auth_flows.authorize()
-    c.ensure_code_issued(first.result, "first authorization")
-    second = auth_flows.authorize()
-    c.ensure_code_issued(second.result, "second authorization")
-    if second.result.consent_shown:
-        raise Finding("consent was asked again for the same client and scope",
-                      expected="no consent form", actual=" -> ".join(second.result.pages))
-
-
 @pytest.mark.negative
 @pytest.mark.check("auth.code.role_required")
 def test_role_required(auth_flows):
-    authz = auth_flows.authorize(user="without_role")
-    c.ensure_no_code(authz.result, "user without the role Aanbieder M2M")
+    if "without_role" not in auth_flows.targets.drivers:
+        raise NotApplicable("the profile's login driver cannot log in as a user without the role Aanbieder M2M "
+                            "(services.auth.secrets.username_without_role and password_without_role, form driver)")
+    control.control_code(auth_flows, user="default")
+    control.authorization_refused(auth_flows, "a user without the role Aanbieder M2M", user="without_role")
 
 
 @pytest.mark.negative
 @pytest.mark.check("auth.code.unregistered_redirect_uri_not_followed")
 def test_unregistered_redirect_uri_not_followed(auth_flows):
+    control.control_code(auth_flows)
     evil = "http://127.0.0.1:9/not-registered"
     try:
         authz = auth_flows.authorize(redirect_uri=evil)
+    except CredentialsRefused as exc:  # the login itself failed: nothing was judged
+        raise Blocked("a login for the authorization with an unregistered redirect_uri", str(exc)) from None
     except LoginError:
         return  # an error page: the user agent was not sent anywhere
     raise Finding("the authorization server redirected to an unregistered redirect_uri",
-                  expected="an error page, no redirect", actual=f"redirect (code issued: {authz.code is not None})")
+                  expected="an error page, no redirect", actual=f"redirect ({authz.result.answer})")
 
 
 @pytest.mark.negative
 @pytest.mark.check("auth.pkce.challenge_required")
 def test_challenge_required(auth_flows):
-    authz = auth_flows.authorize(verifier=None, challenge=None, method=None)
-    c.ensure_no_code(authz.result, "authorization request without code_challenge")
+    control.control_code(auth_flows)
+    control.authorization_refused(auth_flows, "an authorization request without code_challenge",
+                                  verifier=None, challenge=None, method=None)
 
 
 @pytest.mark.negative
 @pytest.mark.check("auth.pkce.plain_refused")
 def test_plain_refused(auth_flows):
     verifier = rfc7636.generate_verifier()
-    plain = auth_flows.authorize(verifier=verifier, challenge=verifier, method="plain")
-    c.ensure_no_code(plain.result, "code_challenge_method=plain")
-    implicit = auth_flows.authorize(verifier=verifier, challenge=verifier, method=None)
-    c.ensure_no_code(implicit.result, "code_challenge without a method (plain by default)")
+    control.control_code(auth_flows, verifier=verifier)  # the same verifier as S256 gets a code
+    control.authorization_refused(auth_flows, "code_challenge_method=plain",
+                                  verifier=verifier, challenge=verifier, method="plain")
+    control.authorization_refused(auth_flows, "a code_challenge without a method (plain by default)",
+                                  verifier=verifier, challenge=verifier, method=None)
+
+
+def _exchange_refused(flows, what: str, *, authorize=None, **change) -> None:
+    """Control: a fresh code exchanged unchanged gets a token. Then a code exchanged with
+    one change is refused, for a reason other than the client's authentication."""
+    control.control_exchange(flows)
+    authz = flows.authorize_for_code(**(authorize or {}))
+    control.token_refused(flows.exchange(authz, **change), what, unrelated=CODE_UNRELATED)
 
 
 @pytest.mark.negative
 @pytest.mark.check("auth.pkce.wrong_verifier_refused")
 def test_wrong_verifier_refused(auth_flows):
-    authz = _code(auth_flows)
-    c.ensure_token_refused(auth_flows.exchange(authz, verifier=rfc7636.generate_verifier()), "a wrong code_verifier")
+    _exchange_refused(auth_flows, "a wrong code_verifier", verifier=rfc7636.generate_verifier())
 
 
 @pytest.mark.negative
 @pytest.mark.check("auth.pkce.missing_verifier_refused")
 def test_missing_verifier_refused(auth_flows):
-    authz = _code(auth_flows)
-    c.ensure_token_refused(auth_flows.exchange(authz, verifier=None), "a code exchange without code_verifier")
+    _exchange_refused(auth_flows, "a code exchange without code_verifier", verifier=None)
 
 
 _BAD_VERIFIERS = {
@@ -128,8 +131,8 @@ _BAD_VERIFIERS = {
 def _bad_verifier_refused(auth_flows, check_id):
     verifier = _BAD_VERIFIERS[check_id]
     # The challenge matches the bad verifier: only the syntax rule can refuse it.
-    authz = _code(auth_flows, verifier=verifier, challenge=rfc7636.s256(verifier))
-    c.ensure_token_refused(auth_flows.exchange(authz), f"a verifier of {len(verifier)} characters ({check_id})")
+    _exchange_refused(auth_flows, f"a verifier of {len(verifier)} characters ({check_id})",
+                      authorize={"verifier": verifier, "challenge": rfc7636.s256(verifier)})
 
 
 @pytest.mark.negative
@@ -153,19 +156,19 @@ def test_verifier_bad_characters_refused(auth_flows):
 @pytest.mark.negative
 @pytest.mark.check("auth.code.reuse_refused")
 def test_reuse_refused(auth_flows):
-    authz = _code(auth_flows)
-    c.ensure_token_issued(auth_flows.exchange(authz), "first exchange")
-    c.ensure_token_refused(auth_flows.exchange(authz), "the same code a second time")
+    authz = auth_flows.authorize_for_code()
+    control.require_token(auth_flows.exchange(authz), "the first exchange of the code accepted",
+                          EXCHANGE_CAUSE.format("confidential", "{}"))
+    control.token_refused(auth_flows.exchange(authz), "the same code a second time", unrelated=CODE_UNRELATED)
 
 
 @pytest.mark.negative
 @pytest.mark.check("auth.code.reuse_revokes_tokens")
 def test_reuse_revokes_tokens(auth_flows):
-    authz = _code(auth_flows)
-    first = auth_flows.exchange(authz)
-    c.ensure_token_issued(first, "first exchange")
-    if auth_flows.call_filing(first.access_token).status != 200:
-        raise NotApplicable("the first token does not work at the filing API: nothing to revoke")
+    authz = auth_flows.authorize_for_code()
+    first = control.require_token(auth_flows.exchange(authz), "the first exchange of the code accepted",
+                                  EXCHANGE_CAUSE.format("confidential", "{}"))
+    control.control_served(auth_flows.call_filing(first.access_token), "the filing WSDL")
     auth_flows.exchange(authz)
     ex = auth_flows.call_filing(first.access_token)
     if ex.status == 200:
@@ -176,9 +179,10 @@ def test_reuse_revokes_tokens(auth_flows):
 @pytest.mark.waits
 @pytest.mark.check("auth.code.expired_refused")
 def test_expired_refused(auth_clocked):
-    authz = _code(auth_clocked)
+    control.control_exchange(auth_clocked)
+    authz = auth_clocked.authorize_for_code()
     auth_clocked.advance(330)  # the longer lifetime (300 s) plus a leeway for clock skew
-    c.ensure_token_refused(auth_clocked.exchange(authz), "a code 330 s old")
+    control.token_refused(auth_clocked.exchange(authz), "a code 330 s old", unrelated=CODE_UNRELATED)
 
 
 @pytest.mark.waits
@@ -188,7 +192,7 @@ def test_lifetime_governing(auth_clocked, observe):
     probes: dict[str, str] = {}
 
     def accepted_after(seconds: int) -> bool:
-        authz = _code(auth_clocked)
+        authz = auth_clocked.authorize_for_code()
         auth_clocked.advance(seconds)
         result = auth_clocked.exchange(authz)
         probes[f"{seconds}s"] = "accepted" if result.issued else f"refused ({result.error})"
@@ -207,14 +211,31 @@ def test_lifetime_governing(auth_clocked, observe):
 @pytest.mark.negative
 @pytest.mark.check("auth.code.redirect_uri_mismatch_refused")
 def test_redirect_uri_mismatch_refused(auth_flows):
-    authz = _code(auth_flows)
-    other = authz.redirect_uri.rstrip("/") + "/other"
-    c.ensure_token_refused(auth_flows.exchange(authz, redirect_uri=other), "another redirect_uri at the token endpoint")
+    other = auth_flows.targets.redirect_uri.rstrip("/") + "/other"
+    _exchange_refused(auth_flows, "another redirect_uri at the token endpoint", redirect_uri=other)
+
+
+@pytest.mark.negative
+@pytest.mark.check("auth.code.redirect_uri_omitted_refused")
+def test_redirect_uri_omitted_refused(auth_flows):
+    _exchange_refused(auth_flows, "a code exchange without the redirect_uri of the authorization request",
+                      redirect_uri=None)
+
+
+@pytest.mark.negative
+@pytest.mark.check("auth.code.other_client_refused")
+def test_other_client_refused(auth_flows):
+    # The public client's code, redeemed by the confidential client with its own valid
+    # secret: only the binding of the code to its client is wrong.
+    control.control_exchange(auth_flows, client="public")
+    authz = auth_flows.authorize_for_code(client="public")
+    control.token_refused(auth_flows.exchange(authz, client="confidential"),
+                          "a code of the public client redeemed by the confidential client", unrelated=CODE_UNRELATED)
 
 
 @pytest.mark.negative
 @pytest.mark.check("auth.code.wrong_client_secret_refused")
 def test_wrong_client_secret_refused(auth_flows):
-    authz = _code(auth_flows)
-    c.ensure_token_refused(auth_flows.exchange(authz, client_secret="wrong-secret-for-conformance"),
-                           "a wrong client_secret")
+    control.control_exchange(auth_flows)
+    authz = auth_flows.authorize_for_code()
+    control.token_refused(auth_flows.exchange(authz, client_secret=WRONG_SECRET), "a wrong client_secret")

@@ -1,17 +1,25 @@
-"""Refresh (seed 001 part 4 steps 3-4, part 8; RFC 6749 section 6)."""
+"""Refresh (seed 001 part 4 steps 3-4, part 8; RFC 6749 section 6).
+
+A refresh token comes from the code flow; when that flow fails, the checks here are blocked
+by it (the same cause in each). A negative case also sends the refresh it changed one thing
+of, unchanged, as its control."""
 
 from __future__ import annotations
 
 import pytest
 
 from conformance.checks.auth import checks as c
-from conformance.errors import NotApplicable
+from conformance.checks.auth import control
+from conformance.checks.finding import require
+
+WRONG_SECRET = "wrong-secret-for-conformance"
+REFRESH_CAUSE = "refresh (valid refresh token) -> {}"
 
 
 def _refresh_token(flows) -> str:
     _, tokens = flows.code_tokens()
-    if tokens.refresh_token is None:
-        raise NotApplicable(f"the code exchange gave no refresh token ({tokens.exchange.summary()})")
+    require(tokens.refresh_token is not None, "a refresh token from the code exchange",
+            f"code exchange (confidential client) -> {tokens.answer}" + ("" if not tokens.issued else ", no refresh_token"))
     return tokens.refresh_token
 
 
@@ -25,29 +33,33 @@ def test_refresh_works(auth_flows):
 @pytest.mark.negative
 @pytest.mark.check("auth.refresh.wrong_secret_refused")
 def test_wrong_secret_refused(auth_flows):
-    result = auth_flows.refresh(_refresh_token(auth_flows), client_secret="wrong-secret-for-conformance")
-    c.ensure_token_refused(result, "a refresh with a wrong client_secret")
+    # The control is another refresh token of the same kind: a refresh token is used up when
+    # accepted, so the changed request cannot reuse the control's.
+    control.require_token(auth_flows.refresh(_refresh_token(auth_flows)), "a refresh with the right secret accepted",
+                          REFRESH_CAUSE)
+    result = auth_flows.refresh(_refresh_token(auth_flows), client_secret=WRONG_SECRET)
+    control.token_refused(result, "a refresh with a wrong client_secret")
 
 
 @pytest.mark.negative
 @pytest.mark.waits
 @pytest.mark.check("auth.refresh.expired_refused")
 def test_expired_refused(auth_clocked):
+    control.require_token(auth_clocked.refresh(_refresh_token(auth_clocked)), "a fresh refresh token accepted",
+                          REFRESH_CAUSE)
     token = _refresh_token(auth_clocked)
     auth_clocked.advance(604800 + 60)
-    c.ensure_token_refused(auth_clocked.refresh(token), "a refresh token 7 days and a minute old")
+    control.token_refused(auth_clocked.refresh(token), "a refresh token 7 days and a minute old")
 
 
 @pytest.mark.negative  # replays a used refresh token: a server may revoke the family
 @pytest.mark.check("auth.refresh.rotation")
 def test_rotation(auth_flows, observe):
     old = _refresh_token(auth_flows)
-    first = auth_flows.refresh(old)
-    if not first.issued:
-        raise NotApplicable(f"the refresh itself failed ({first.exchange.summary()}): nothing to measure")
+    first = control.require_token(auth_flows.refresh(old), "the refresh itself accepted", REFRESH_CAUSE)
     rotated = first.refresh_token is not None and first.refresh_token != old
     again = auth_flows.refresh(old)
     observe({
         "new_refresh_token_issued": rotated,
-        "old_refresh_token_after_use": "accepted" if again.issued else f"refused ({again.error})",
+        "old_refresh_token_after_use": "accepted" if again.issued else f"refused ({again.answer})",
     })

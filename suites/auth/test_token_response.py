@@ -7,7 +7,7 @@ import pytest
 from conformance.auth import rfc7636
 from conformance.auth.flows import FILING_SCOPE, INQUIRY_SCOPE
 from conformance.checks.auth import checks as c
-from conformance.errors import NotApplicable
+from conformance.checks.auth import control
 
 
 @pytest.mark.check("auth.token.response_members")
@@ -49,13 +49,16 @@ def test_media_type_seed_spelling(code_tokens, cc_tokens):
 @pytest.mark.negative
 @pytest.mark.check("auth.token.error_codes")
 def test_error_codes(auth_flows):
-    authz = auth_flows.authorize()
-    if authz.code is None:
-        raise NotApplicable("no code to build the error cases from")
-    wrong_verifier = auth_flows.exchange(authz, verifier=rfc7636.generate_verifier())
+    control.control_exchange(auth_flows)  # the unchanged exchange is accepted
+    wrong_verifier = auth_flows.exchange(auth_flows.authorize_for_code(), verifier=rfc7636.generate_verifier())
     c.ensure_error_code(wrong_verifier, ("invalid_grant",), "wrong code_verifier")
-    authz = auth_flows.authorize()
-    wrong_secret = auth_flows.exchange(authz, client_secret="wrong-secret-for-conformance")
+    wrong_secret = auth_flows.exchange(auth_flows.authorize_for_code(), client_secret="wrong-secret-for-conformance")
     c.ensure_error_code(wrong_secret, ("invalid_client",), "wrong client_secret")
-    unknown_grant = auth_flows.token.post([("grant_type", "password"), ("username", "x"), ("password", "y")])
+    # The confidential client authenticates as in the control: only the grant type is wrong,
+    # so a server that checks client authentication first still reaches the grant type.
+    targets = auth_flows.targets
+    unknown_grant = auth_flows.token.post([
+        ("grant_type", "password"), ("username", "x"), ("password", "y"),
+        ("client_id", targets.client("confidential")), ("client_secret", targets.secret("client_secret")),
+    ])
     c.ensure_error_code(unknown_grant, ("unsupported_grant_type", "unauthorized_client"), "grant_type=password")

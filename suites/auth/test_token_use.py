@@ -1,4 +1,7 @@
-"""Using the access token at the APIs (seed 001 parts 4 and 5; RFC 6750)."""
+"""Using the access token at the APIs (seed 001 parts 4 and 5; RFC 6750).
+
+A refusal counts only when the same call with a valid token was served (its control): an
+API that refuses every token refuses the changed calls too, without judging their rule."""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ import pytest
 
 from conformance.auth import rfc7523
 from conformance.checks.auth import checks as c
+from conformance.checks.auth import control
 from conformance.checks.finding import expect
 
 
@@ -32,7 +36,9 @@ def test_filing_wsdl_is_xml(auth_flows, code_tokens):
 
 @pytest.mark.negative
 @pytest.mark.check("auth.use.missing_token_refused")
-def test_missing_token_refused(auth_flows):
+def test_missing_token_refused(auth_flows, cc_tokens, code_tokens):
+    control.control_served(auth_flows.call_inquiry(cc_tokens.access_token), "the inquiry API")
+    control.control_served(auth_flows.call_filing(code_tokens.access_token), "the filing WSDL")
     c.ensure_api_refused(auth_flows.call_inquiry(None), 401, "inquiry API without a token")
     c.ensure_api_refused(auth_flows.call_filing(None), 401, "filing WSDL without a token")
 
@@ -42,7 +48,7 @@ def test_missing_token_refused(auth_flows):
 @pytest.mark.check("auth.use.expired_token_refused")
 def test_expired_token_refused(auth_clocked):
     token = auth_clocked.cc_token().access_token
-    c.ensure_api_served(auth_clocked.call_inquiry(token), "inquiry API with a fresh token")
+    control.control_served(auth_clocked.call_inquiry(token), "the inquiry API")
     auth_clocked.advance(3600 + 60)
     c.ensure_api_refused(auth_clocked.call_inquiry(token), 401, "inquiry API with a token 3660 s old")
 
@@ -50,12 +56,15 @@ def test_expired_token_refused(auth_clocked):
 @pytest.mark.negative
 @pytest.mark.check("auth.use.tampered_token_refused")
 def test_tampered_token_refused(auth_flows, cc_tokens):
+    control.control_served(auth_flows.call_inquiry(cc_tokens.access_token), "the inquiry API")
     c.ensure_api_refused(auth_flows.call_inquiry(_tampered(cc_tokens.access_token)), 401, "a tampered token")
 
 
 @pytest.mark.negative
 @pytest.mark.check("auth.use.wrong_scope_forbidden")
 def test_wrong_scope_forbidden(auth_flows, cc_tokens, code_tokens):
+    control.control_served(auth_flows.call_inquiry(cc_tokens.access_token), "the inquiry API")
+    control.control_served(auth_flows.call_filing(code_tokens.access_token), "the filing WSDL")
     c.ensure_api_refused(auth_flows.call_filing(cc_tokens.access_token), 403, "filing WSDL with the inquiry scope")
     c.ensure_api_refused(auth_flows.call_inquiry(code_tokens.access_token), 403, "inquiry API with the filing scope")
 
@@ -63,6 +72,7 @@ def test_wrong_scope_forbidden(auth_flows, cc_tokens, code_tokens):
 @pytest.mark.negative
 @pytest.mark.check("auth.use.www_authenticate")
 def test_www_authenticate(auth_flows, cc_tokens):
+    control.control_served(auth_flows.call_inquiry(cc_tokens.access_token), "the inquiry API")
     missing = auth_flows.call_inquiry(None)
     c.ensure_api_refused(missing, 401, "inquiry API without a token")
     c.ensure_www_authenticate(missing, error=None)

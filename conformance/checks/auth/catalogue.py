@@ -7,7 +7,8 @@ silent and the RFC says SHOULD (or the seed is stricter than the RFCs, as for th
 media-type spelling); observation where the seed says "not shown" and the suite measures.
 
 `proven_by` names the auth mock faults the check exists for (it must fail under each);
-`may_fail_under` the faults under which it fails as collateral.
+`may_fail_under` the faults under which it fails as collateral. A negative check whose
+control a fault breaks is blocked there, not failed, so it needs no entry for that fault.
 """
 
 from conformance.checks.registry import Severity, define
@@ -38,11 +39,11 @@ _define("code.confidential_flow",
         "Confidential client: authorize, log in, consent, redirect with code and state, exchange "
         "with secret and verifier, call the filing API, refresh, call again",
         ("AUTH-4.filing-steps", "AUTH-4.token-request", "RFC6749-4.1"), MUST, CODE,
-        proven_by=("resource_rejects_valid_token", "refresh_grant_unsupported"))
+        proven_by=("resource_rejects_valid_token", "refresh_grant_unsupported", "authorize_unavailable"))
 _define("code.public_flow",
         "Public client: the same flow without a client secret; the token works at the filing API",
         ("AUTH-4.filing-steps", "AUTH-5.2", "RFC6749-4.1", "RFC7636-4.2"), MUST, CODE,
-        proven_by=("resource_rejects_valid_token",))
+        proven_by=("resource_rejects_valid_token", "authorize_unavailable"))
 _define("code.state_echoed",
         "The redirect carries `state` byte for byte as sent (with '+', '%', '/' and non-ASCII)",
         ("AUTH-2.redirect", "RFC6749-4.1.2"), MUST, CODE, proven_by=("state_mangled",))
@@ -78,8 +79,7 @@ _define("pkce.verifier_bad_characters_refused",
 _define("code.reuse_refused", "A code exchanged once is refused the second time",
         ("RFC6749-4.1.2", "RFC6749-10.5"), MUST, CODE, proven_by=("code_reusable",))
 _define("code.reuse_revokes_tokens", "After a code is reused, the access token issued from it no longer works",
-        ("RFC6749-4.1.2",), SHOULD, CODE, proven_by=("code_reuse_keeps_tokens", "code_reusable"),
-        may_fail_under=_USE_BROKEN)
+        ("RFC6749-4.1.2",), SHOULD, CODE, proven_by=("code_reuse_keeps_tokens", "code_reusable"))
 _define("code.expired_refused", "A code is refused once 300 s (the longer of the seed's two lifetimes) have passed",
         ("AUTH-8.code-lifetime", "RFC6749-4.1.2"), MUST, CODE, proven_by=("code_never_expires",))
 _define("code.lifetime_governing",
@@ -88,6 +88,12 @@ _define("code.lifetime_governing",
 _define("code.redirect_uri_mismatch_refused",
         "A code exchange with another redirect_uri than the authorization request's is refused",
         ("RFC6749-4.1.3",), MUST, CODE, proven_by=("redirect_uri_not_compared",))
+_define("code.redirect_uri_omitted_refused",
+        "A code exchange without the redirect_uri that the authorization request carried is refused",
+        ("RFC6749-4.1.3",), MUST, CODE, proven_by=("redirect_uri_optional", "redirect_uri_not_compared"))
+_define("code.other_client_refused",
+        "A code issued to the public client, redeemed by the confidential client (with its valid secret), is refused",
+        ("RFC6749-4.1.3",), MUST, CODE, proven_by=("code_client_not_compared",))
 _define("code.wrong_client_secret_refused", "A code exchange with a wrong client_secret is refused (invalid_client)",
         ("AUTH-5.2", "RFC6749-5.2"), MUST, CODE, proven_by=("client_secret_not_checked",))
 
@@ -118,11 +124,9 @@ _define("refresh.works", "A refresh with refresh_token, client_id and client_sec
         ("AUTH-4.filing-steps", "AUTH-4.token-request", "RFC6749-6"), MUST, REFRESH,
         proven_by=("refresh_grant_unsupported",), may_fail_under=_USE_BROKEN)
 _define("refresh.wrong_secret_refused", "A refresh with a wrong client_secret is refused",
-        ("AUTH-4.token-request", "RFC6749-6"), MUST, REFRESH, proven_by=("client_secret_not_checked",),
-        may_fail_under=("refresh_grant_unsupported",))
+        ("AUTH-4.token-request", "RFC6749-6"), MUST, REFRESH, proven_by=("client_secret_not_checked",))
 _define("refresh.expired_refused", "A refresh token is refused after 604800 s",
-        ("AUTH-8.refresh-token-lifetime",), MUST, REFRESH, proven_by=("refresh_never_expires",),
-        may_fail_under=("refresh_grant_unsupported",))
+        ("AUTH-8.refresh-token-lifetime",), MUST, REFRESH, proven_by=("refresh_never_expires",))
 _define("refresh.rotation", "Whether a refresh returns a new refresh token and retires the old one: measured",
         ("RFC6749-6", "AUTH-4.filing-steps"), OBSERVATION, REFRESH)
 
@@ -135,6 +139,10 @@ _define("cc.no_refresh_token", "The client-credentials response carries no refre
         ("AUTH-2.token-response.refresh-token",), MUST, CC, proven_by=("cc_refresh_token_issued",))
 _define("cc.replay_refused", "The same assertion (same jti) is refused the second time",
         ("AUTH-2.assertion.jti", "AUTH-8.assertion-single-use"), MUST, CC, proven_by=("assertion_replay_accepted",))
+_define("cc.concurrent_replay_refused",
+        "One assertion sent five times at once gets exactly one token (single use holds under concurrency)",
+        ("AUTH-2.assertion.jti", "AUTH-8.assertion-single-use"), MUST, CC,
+        proven_by=("assertion_replay_race", "assertion_replay_accepted"))
 _define("cc.expired_refused", "An assertion whose exp passed two minutes ago is refused",
         ("AUTH-2.assertion.exp", "RFC7523-3"), MUST, CC, proven_by=("assertion_expired_accepted",))
 _define("cc.exp_far_ahead", "An assertion valid for 24 hours: accepted or refused (the seed recommends minutes)",
@@ -147,14 +155,18 @@ _define("cc.aud_other_host_refused", "An assertion for another token endpoint ho
         ("AUTH-2.assertion.aud", "RFC7523-3"), MUST, CC, proven_by=("assertion_aud_not_checked",))
 _define("cc.aud_with_protocol_refused", "aud with the protocol (https://...) is refused: the seed's form has none",
         ("AUTH-2.assertion.aud",), SHOULD, CC,
-        proven_by=("assertion_aud_with_protocol_accepted", "assertion_aud_not_checked"),
-        may_fail_under=("seed_aud_refused",))
+        proven_by=("assertion_aud_with_protocol_accepted", "assertion_aud_not_checked"))
 _define("cc.aud_without_port_refused", "aud without :443 is refused: the seed's form includes the port",
         ("AUTH-2.assertion.aud",), SHOULD, CC, proven_by=("assertion_aud_not_checked",))
 _define("cc.aud_trailing_slash_refused", "aud with a trailing slash is refused (exact string comparison)",
         ("AUTH-2.assertion.aud",), SHOULD, CC, proven_by=("assertion_aud_not_checked",))
-_define("cc.iss_differs_from_sub_refused", "An assertion whose iss differs from sub is refused",
-        ("AUTH-2.assertion.iss-sub", "RFC7523-3"), MUST, CC, proven_by=("assertion_iss_sub_not_compared",))
+_define("cc.iss_differs_from_sub_refused",
+        "An assertion whose iss (then sub) names another registered client than the other claim is refused",
+        ("AUTH-2.assertion.iss-sub", "RFC7523-3"), MUST, CC,
+        proven_by=("assertion_iss_sub_not_compared", "assertion_client_by_iss"))
+_define("cc.client_id_differs_from_sub_refused",
+        "A client_id in the body naming another registered client than the assertion's sub is refused",
+        ("RFC7521-4.2",), MUST, CC, proven_by=("assertion_client_id_not_compared",))
 _define("cc.unknown_kid_refused", "An assertion whose kid is not in the client's JWKS is refused",
         ("AUTH-2.jwks", "AUTH-4.assertion-signature"), MUST, CC,
         proven_by=("assertion_kid_ignored", "assertion_signature_not_verified"))
@@ -190,8 +202,7 @@ _define("use.filing_wsdl_is_xml", "The filing API's WSDL is served as text/xml",
 _define("use.missing_token_refused", "A call without a token is refused with 401",
         ("AUTH-5.1", "RFC6750-3"), MUST, USE, proven_by=("resource_open",))
 _define("use.expired_token_refused", "An access token is refused once 3600 s have passed",
-        ("AUTH-8.access-token-lifetime", "RFC6750-3.1"), MUST, USE, proven_by=("resource_accepts_expired_token",),
-        may_fail_under=_USE_BROKEN)
+        ("AUTH-8.access-token-lifetime", "RFC6750-3.1"), MUST, USE, proven_by=("resource_accepts_expired_token",))
 _define("use.tampered_token_refused", "A token whose payload or signature was changed is refused with 401",
         ("AUTH-5.1", "RFC6750-3.1"), MUST, USE, proven_by=("resource_token_not_verified",))
 _define("use.wrong_scope_forbidden", "A token of the other API's scope is refused with 403",

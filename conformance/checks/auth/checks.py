@@ -30,7 +30,7 @@ def ensure_token_refused(result: TokenResult, what: str) -> None:
 
 
 def ensure_error_code(result: TokenResult, allowed: tuple[str, ...], what: str) -> None:
-    expect(result.error in allowed, f"{what}: wrong error code", expected=" or ".join(allowed), actual=result.error)
+    expect(result.error in allowed, f"{what}: wrong error code", expected=" or ".join(allowed), actual=result.answer)
 
 
 def ensure_code_issued(result: AuthorizationResult, what: str) -> None:
@@ -109,12 +109,9 @@ def state_mismatch(sent: str, result: AuthorizationResult) -> Finding | None:
 
 
 def _token_answer(result: TokenResult) -> str:
-    return result.exchange.summary() + (f" error={result.error}" if result.error else "")
+    """The request line and the server's answer, with its error_description."""
+    return f"{result.exchange.summary()}: {result.answer}"
 
 
 def _authz_answer(result: AuthorizationResult) -> str:
-    if result.code is not None:
-        return "redirect with a code"
-    if result.error:
-        return f"error={result.error}"
-    return " -> ".join(result.pages[-3:]) or "no redirect"
+    return "redirect with a code" if result.code is not None else result.answer

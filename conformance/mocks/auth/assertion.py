@@ -10,6 +10,7 @@ Any failure raises AssertionRefused; the token endpoint answers 401 `invalid_cli
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import hashlib
@@ -40,6 +41,7 @@ ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 MAX_ASSERTION_CHARS = 16 * 1024
 NBF_LEEWAY_S = 30
 REPLAY_MARGIN_S = 60
+REPLAY_STORE_LATENCY_S = 0.5  # only under the fault auth.assertion_replay_race
 _SEGMENT = re.compile(r"[A-Za-z0-9_-]*")
 _OIN = re.compile(r"[0-9]{20}")
 _AUDIENCE = re.compile(r"(?P<host>[^/]+?):443(?P<path>/.*)")
@@ -113,7 +115,8 @@ class AssertionValidator:
             raise AssertionRefused("the assertion names critical header parameters")
         alg = self._algorithm(jws.header.get("alg"))
         client = self._client(jws.claims)
-        if client_id is not None and client_id != client.client_id:
+        if client_id is not None and client_id != client.client_id and \
+                not self.faults.on("auth.assertion_client_id_not_compared"):
             raise AssertionRefused("client_id names another client than the assertion")
         jwk, key = await self._key(client, jws, alg)
         if alg == "RS256" and self.faults.on("auth.assertion_signature_not_verified"):
@@ -123,7 +126,10 @@ class AssertionValidator:
         now = self.config.clock.now()
         self._certificate(jwk, key, now)
         self._claims(jws.claims, now)
-        self._remember(jws.claims, now)
+        if self.faults.on("auth.assertion_replay_race"):
+            await self._remember_late(jws.claims, now)
+        else:
+            self._remember(jws.claims, now)
         return client
 
     # --- header and client ------------------------------------------------------------------
@@ -142,7 +148,9 @@ class AssertionValidator:
         iss, sub = claims.get("iss"), claims.get("sub")
         if not isinstance(iss, str) or not iss or not isinstance(sub, str) or not sub:
             raise AssertionRefused("the assertion needs the string claims iss and sub")
-        if iss != sub and not self.faults.on("auth.assertion_iss_sub_not_compared"):
+        if self.faults.on("auth.assertion_client_by_iss"):
+            sub = iss  # the fault: iss picks the client, sub is never looked at
+        elif iss != sub and not self.faults.on("auth.assertion_iss_sub_not_compared"):
             raise AssertionRefused("iss and sub differ: both must be the client_id")
         client = self.config.clients.get(sub)
         if client is None or client.kind != "client_credentials" or not client.jwks_uri:
@@ -268,6 +276,21 @@ class AssertionValidator:
             self._seen = {k: until for k, until in self._seen.items() if until > now}
             if key in self._seen:
                 raise AssertionRefused("this jti was used before: an assertion is single use")
+            self._seen[key] = max(float(claims["exp"]), now) + REPLAY_MARGIN_S
+
+
+    async def _remember_late(self, claims: dict[str, Any], now: float) -> None:
+        """The fault auth.assertion_replay_race: check, wait for the replay store, then
+        remember; what arrives in between passes the check too."""
+        jti = claims.get("jti")
+        if not isinstance(jti, str) or not jti:
+            return
+        key = (str(claims["iss"]), jti)
+        with self._lock:
+            if key in self._seen and self._seen[key] > now:
+                raise AssertionRefused("this jti was used before: an assertion is single use")
+        await asyncio.sleep(REPLAY_STORE_LATENCY_S)  # the fault's round trip, not synchronisation
+        with self._lock:
             self._seen[key] = max(float(claims["exp"]), now) + REPLAY_MARGIN_S
 
 

@@ -66,6 +66,9 @@ async def authorize(mock: AuthMock, request: Request) -> Response:
         return error_page("the redirect_uri is not registered for this client: this request is not redirected")
     assert redirect_uri is not None
     state = params.get("state")
+    if mock.on("auth.authorize_unavailable"):
+        return _redirect(mock, redirect_uri, state, error="temporarily_unavailable",
+                         error_description="the authorization service is unavailable")
     try:
         scope, challenge, method = _validate(mock, params, client.scopes)
     except AuthorizeError as err:

@@ -151,7 +151,7 @@ def _authorization_code(mock: AuthMock, request: Request, params: Params) -> Iss
         raise TokenError("invalid_request", "code is missing")
     store = mock.tokens
     grant = store.code(code)
-    if grant is None or grant.client_id != client.client_id:
+    if grant is None or (grant.client_id != client.client_id and not mock.on("auth.code_client_not_compared")):
         raise TokenError("invalid_grant", "unknown code, or a code of another client")
     if grant.used and not mock.on("auth.code_reusable"):
         _code_reused(mock, grant)
@@ -159,9 +159,9 @@ def _authorization_code(mock: AuthMock, request: Request, params: Params) -> Iss
         raise TokenError("invalid_grant", "the code has expired")
     if not mock.on("auth.redirect_uri_not_compared"):
         redirect_uri = params.get("redirect_uri")
-        if redirect_uri is None:
+        if redirect_uri is None and not mock.on("auth.redirect_uri_optional"):
             raise TokenError("invalid_request", "redirect_uri is missing (it was in the authorization request)")
-        if redirect_uri != grant.redirect_uri:
+        if redirect_uri is not None and redirect_uri != grant.redirect_uri:
             raise TokenError("invalid_grant", "redirect_uri differs from the authorization request's")
     _check_verifier(mock, grant, params.get("code_verifier"))
     if not store.claim_code(grant) and not mock.on("auth.code_reusable"):

@@ -1,0 +1,35 @@
+"""Consent once per client and scope (seed 001 part 1: "grants consent once for the scopes
+requested by the client"; part 5 item 2: "gives consent once per client and scope").
+
+The check judges only what it saw: a consent page for the client in this run (on the first
+authorization here, or on an earlier one of the run), then none on the next authorization.
+A login driver that never sees a consent page (immediate, manual) cannot show that consent
+is remembered, so the check does not apply; nor does it when no consent page was seen at all
+(a real server keeps consent given in an earlier run: revoke it to judge this rule). On the
+local mock it runs on a private server that has seen no authorization before it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.auth.login import FormLoginDriver
+from conformance.checks.finding import Finding
+from conformance.errors import NotApplicable
+
+
+@pytest.mark.check("auth.code.consent_remembered")
+def test_consent_remembered(auth_fresh, auth_flows, profile):
+    flows = auth_fresh if profile.auth.mock else auth_flows  # elsewhere: the run's earlier authorizations count
+    driver = flows.targets.drivers.get("default")
+    if driver is not None and not isinstance(driver, FormLoginDriver):
+        raise NotApplicable(f"the {type(driver).__name__} login driver sees no consent page")
+    first = flows.authorize_for_code()
+    if "confidential" not in flows.consent_seen:
+        raise NotApplicable("no consent page was seen for the confidential client in this run ("
+                            + " -> ".join(first.result.pages) + "): consent given before the run? Revoke it to "
+                            "judge this rule")
+    second = flows.authorize_for_code()
+    if second.result.consent_shown:
+        raise Finding("consent was asked again for the same client and scope",
+                      expected="no consent form", actual=" -> ".join(second.result.pages))
