@@ -16,6 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from conformance.checks.soap import catalogue
 from conformance.errors import ConfigError
 from conformance.http.client import ApiClient, Recorder
 from conformance.http.limits import HttpViolation
@@ -250,3 +251,10 @@ def test_run_fails_when_the_service_demands_credentials_the_profile_does_not_sen
     assert checks["soap.response.status_ok"]["outcome"] == "failed"
     assert "401" in checks["soap.response.status_ok"]["reason"]
     assert checks["soap.auth.credentials_required"]["value"]["required"] is True
+    # A 401 for every request is no refusal of a bad message: the negative checks' control
+    # is refused too, so they are blocked under the one cause, never passed or failed.
+    cause = "valid GraafberichtServiceRequest -> HTTP 401 Client Fault"
+    assert checks["soap.response.status_ok"]["cause"] == cause
+    for check in sorted(catalogue.REJECTION_CHECKS | catalogue.FAULT_CHECKS):
+        assert (checks[check]["outcome"], checks[check]["cause"]) == ("blocked", cause), check
+        assert "credentials are missing" in checks[check]["reason"]  # the server's faultstring

@@ -11,11 +11,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lxml import etree
 
-from conformance.checks.finding import Finding
+from conformance.checks.finding import Blocked, Finding
 from conformance.checks.registry import Severity, check_by_id
 from conformance.checks.soap import catalogue, messages, wsdl
+from conformance.checks.soap.support import SoapSuite
 from conformance.http.exchange import Exchange, Headers
 from conformance.mocks.soap.faults import SOAP_FAULTS
 from conformance.soap import SHIPPED_WSDL, SHIPPED_XSD, TYPES_NS, soap_action
@@ -171,3 +174,85 @@ def test_every_fault_names_registered_checks() -> None:
     for fault in SOAP_FAULTS:
         assert fault.must_trip and fault.must_trip <= catalogue.ALL_CHECKS, fault.name
         assert fault.may_trip <= catalogue.ALL_CHECKS and not fault.must_trip & fault.may_trip, fault.name
+
+
+# ------------------------------------------------------------------------------ controls
+class _FakeService:
+    """A SOAP service that answers every POST with one canned answer, counting them."""
+
+    def __init__(self, body: bytes, status: int, content_type: str = "text/xml; charset=utf-8") -> None:
+        self.url, self.soap_action_base, self.wsdl_path = URL, BASE, SHIPPED_WSDL
+        self.answer = (body, status, content_type)
+        self.posts: list[bytes] = []
+        self.controls: dict[bytes, Exchange] = {}
+
+    def post(self, body: bytes, headers: dict[str, str]) -> Exchange:
+        self.posts.append(body)
+        return _exchange(*self.answer)
+
+
+def test_control_refusal_both_ways() -> None:
+    response = etree.Element(f"{{{TYPES_NS}}}GraafberichtServiceResponse")
+    assert messages.control_refusal(_exchange(build_envelope(response))) is None
+    # A response the harness cannot read is still no refusal: its format is judged elsewhere.
+    assert messages.control_refusal(_exchange(b"<!DOCTYPE e [<!ENTITY x 'y'>]><e>&x;</e>")) is None
+    said = "the caller is not admitted"
+    assert messages.control_refusal(_exchange(build_fault("Client.Authentication", said), 500)) == (
+        "HTTP 500 Client.Authentication Fault", said)
+    assert messages.control_refusal(_exchange(build_fault("Server", "down"), 200)) == ("HTTP 200 Server Fault", "down")
+    assert messages.control_refusal(_exchange(b"<html>no</html>", 401, "text/html")) == ("HTTP 401 text/html", "")
+
+
+def test_a_refused_control_blocks_with_one_cause_and_the_faultstring() -> None:
+    service = _FakeService(build_fault("Server", "backend down"), 500)
+    suite = SoapSuite.for_service(service)
+    with pytest.raises(Blocked) as blocked:
+        suite.control(suite.envelope(sample_request()))
+    assert blocked.value.cause == "valid GraafberichtServiceRequest -> HTTP 500 Server Fault"
+    assert "backend down" in blocked.value.precondition
+    with pytest.raises(Blocked) as response_blocked:
+        suite.require_response(_exchange(build_fault("Server", "backend down"), 500))
+    assert response_blocked.value.cause == blocked.value.cause
+    with pytest.raises(Finding) as status:
+        messages.check_status_ok(service.post(b"", {}), cause=suite.refusal_cause(service.post(b"", {})))
+    assert status.value.cause == blocked.value.cause and "backend down" in str(status.value)
+
+
+def test_the_shared_control_is_asked_once_per_run() -> None:
+    accepted = _FakeService(build_envelope(etree.Element(f"{{{TYPES_NS}}}GraafberichtServiceResponse")), 200)
+    suite = SoapSuite.for_service(accepted)
+    suite.shared_control()
+    suite.shared_control()
+    assert len(accepted.posts) == 1
+    assert not suite.contract.schema_errors(etree.fromstring(accepted.posts[0])[0][0])
+    refused = SoapSuite.for_service(_FakeService(b"", 403, ""))
+    for _ in range(2):
+        with pytest.raises(Blocked, match="HTTP 403"):
+            refused.shared_control()
+
+
+def test_the_xxe_control_differs_from_the_probe_only_by_the_entity() -> None:
+    contract = load_contract(soap_url=URL, soap_action_base=BASE)
+    request = sample_request()
+    before = etree.tostring(request)
+    control, probe = SoapSuite.xxe_envelopes(request)
+    assert etree.tostring(request) == before  # the drawn request is left as it is
+    body = etree.fromstring(control)[0][0]
+    assert not contract.schema_errors(body)
+    assert b"<!DOCTYPE" in probe and b"&xxe;" in probe and b"<!DOCTYPE" not in control
+    assert probe.replace(b"Probe &xxe;", b"Probe").split(b"]>\n", 1)[1] == control.split(b"?>", 1)[1].lstrip()
+
+
+def test_each_mutant_keeps_its_valid_original() -> None:
+    contract = load_contract(soap_url=URL, soap_action_base=BASE)
+    suite = SoapSuite.for_service(_FakeService(b"", 200))
+
+    @settings(max_examples=5, deadline=None, database=None)
+    @given(data=st.data())
+    def check(data: st.DataObject) -> None:
+        mutants = data.draw(suite.invalid_request_sets())
+        assert mutants and all(m.original is mutants[0].original for m in mutants)
+        assert not contract.schema_errors(mutants[0].original)
+        assert all(contract.schema_errors(m.element) for m in mutants)
+
+    check()

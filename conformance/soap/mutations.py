@@ -19,7 +19,7 @@ breaks exactly the constraint its kind names; lxml's verdict on them is proven i
 from __future__ import annotations
 
 from copy import deepcopy
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -47,6 +47,9 @@ class Mutant:
     target: str  # a readable path to the broken site: /Request/Graafmelding/MeldingNummer
     detail: str
     element: etree._Element  # the (now invalid) instance
+    # The valid instance it was made from, untouched: the control a negative check sends
+    # unchanged, so that a refusal of `element` counts only when this one is accepted.
+    original: etree._Element | None = None
 
 
 @dataclass(frozen=True)
@@ -72,13 +75,14 @@ def invalid_elements(
     def build(draw: st.DrawFn) -> Mutant:
         # The drawn element is built fresh for this draw, so it is mutated in place.
         element = draw(valid)
+        original = deepcopy(element)
         sites = [s for s in find_sites(element, decl) if s.kind in kinds]
         if not sites:
             raise ValueError(f"no site for mutations {kinds} in {name}")
         available = sorted({s.kind for s in sites})
         kind = draw(st.sampled_from(available))
         site = draw(st.sampled_from([s for s in sites if s.kind == kind]))
-        return _apply(draw, site, element)
+        return replace(_apply(draw, site, element), original=original)
 
     return build()
 
@@ -87,7 +91,8 @@ def one_mutant_per_kind(
     strategies: SchemaStrategies, name: str, kinds: tuple[str, ...] = MUTATION_KINDS
 ) -> st.SearchStrategy[list[Mutant]]:
     """One valid instance, broken once per available kind (each on its own copy): every
-    kind in every example, at the cost of a single generated tree."""
+    kind in every example, at the cost of a single generated tree. Each mutant's
+    `original` is that one instance (never mutated): one control serves them all."""
     decl = strategies.declaration(name)
     valid = strategies.element(name)
 
@@ -99,7 +104,7 @@ def one_mutant_per_kind(
             copy = deepcopy(original)
             sites = [s for s in find_sites(copy, decl) if s.kind == kind]
             if sites:
-                mutants.append(_apply(draw, draw(st.sampled_from(sites)), copy))
+                mutants.append(replace(_apply(draw, draw(st.sampled_from(sites)), copy), original=original))
         return mutants
 
     return build()

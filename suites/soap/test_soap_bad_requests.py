@@ -1,4 +1,9 @@
-"""Schema-invalid requests and protocol violations: each gets a SOAP 1.1 Fault, HTTP 500."""
+"""Schema-invalid requests and protocol violations: each gets a SOAP 1.1 Fault, HTTP 500.
+
+Each test changes one thing of a valid request and sends the unchanged request first as
+its control (conformance/checks/soap/support.py): a refusal counts only when the control
+was accepted; a refused control makes the check `blocked`, never passed.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from hypothesis import strategies as st
 from conformance.checks.finding import Finding
 from conformance.checks.soap import messages
 from conformance.checks.soap.support import SoapSuite, suite_settings
+from conformance.errors import NotApplicable
 from conformance.soap import OPERATION
 
 SETTINGS = suite_settings()
@@ -28,8 +34,13 @@ def suite(soap_service) -> SoapSuite:
 @given(data=st.data())
 def test_schema_invalid_request_is_rejected(suite: SoapSuite, data: st.DataObject) -> None:
     # Every kind of mutation the schema offers, in each example (drawing a kind would
-    # let hypothesis favour the first one).
-    for mutant in data.draw(suite.invalid_request_sets(), label="mutants"):
+    # let hypothesis favour the first one), all made from one valid request: the control.
+    mutants = data.draw(suite.invalid_request_sets(), label="mutants")
+    if not mutants:
+        raise NotApplicable("the request schema offers no site to break")
+    assert mutants[0].original is not None
+    suite.control(suite.envelope(mutants[0].original))
+    for mutant in mutants:
         exchange = suite.post(suite.envelope(mutant.element))
         try:
             messages.check_rejected(exchange)
@@ -42,8 +53,9 @@ def test_schema_invalid_request_is_rejected(suite: SoapSuite, data: st.DataObjec
 @FEW
 @given(data=st.data())
 def test_missing_soapaction_is_rejected(suite: SoapSuite, data: st.DataObject) -> None:
-    request = data.draw(suite.valid_requests(), label="request")
-    messages.check_rejected(suite.post(suite.envelope(request), action=suite.without_action))
+    body = suite.envelope(data.draw(suite.valid_requests(), label="request"))
+    suite.control(body)
+    messages.check_rejected(suite.post(body, action=suite.without_action))
 
 
 @pytest.mark.check("soap.request.wrong_soapaction_rejected")
@@ -53,13 +65,15 @@ def test_wrong_soapaction_is_rejected(suite: SoapSuite, data: st.DataObject, soa
     # The operation name where the action's last segment belongs: a classic mix-up.
     wrong = f"{soap_service.soap_action_base.rstrip('/')}/{OPERATION}"
     assert wrong != suite.operation.soap_action
-    request = data.draw(suite.valid_requests(), label="request")
-    messages.check_rejected(suite.post(suite.envelope(request), action=wrong))
+    body = suite.envelope(data.draw(suite.valid_requests(), label="request"))
+    suite.control(body)
+    messages.check_rejected(suite.post(body, action=wrong))
 
 
 @pytest.mark.check("soap.request.non_xml_rejected")
 def test_non_xml_body_is_rejected(suite: SoapSuite) -> None:
-    messages.check_rejected(suite.post(b"this is not XML <Envelope", ), allow_400=True)
+    suite.shared_control()
+    messages.check_rejected(suite.post(b"this is not XML <Envelope"), allow_400=True)
 
 
 @pytest.mark.check("soap.request.soap12_envelope_rejected")
@@ -67,6 +81,7 @@ def test_non_xml_body_is_rejected(suite: SoapSuite) -> None:
 @given(data=st.data())
 def test_soap12_envelope_gets_version_mismatch(suite: SoapSuite, data: st.DataObject) -> None:
     request = data.draw(suite.valid_requests(), label="request")
+    suite.control(suite.envelope(request))
     messages.check_rejected(suite.post(suite.soap12_envelope(request)), codes=("VersionMismatch",))
 
 
@@ -74,7 +89,8 @@ def test_soap12_envelope_gets_version_mismatch(suite: SoapSuite, data: st.DataOb
 @FEW
 @given(data=st.data())
 def test_wrong_body_element_is_rejected(suite: SoapSuite, data: st.DataObject) -> None:
-    # A schema-valid *response* element sent as the request.
+    # A schema-valid *response* element sent in place of the request.
+    suite.control(suite.envelope(data.draw(suite.valid_requests(), label="request")))
     element = data.draw(suite.valid_responses(), label="response element")
     messages.check_rejected(suite.post(suite.envelope(element)))
 
@@ -84,6 +100,7 @@ def test_wrong_body_element_is_rejected(suite: SoapSuite, data: st.DataObject) -
 @given(data=st.data())
 def test_oversized_body_is_rejected(suite: SoapSuite, data: st.DataObject) -> None:
     request = data.draw(suite.valid_requests(), label="request")
+    suite.control(suite.envelope(request))
     messages.check_rejected(suite.post(suite.oversized_envelope(request)))
 
 
@@ -91,7 +108,8 @@ def test_oversized_body_is_rejected(suite: SoapSuite, data: st.DataObject) -> No
 @FEW
 @given(data=st.data())
 def test_doctype_with_external_entity_is_rejected(suite: SoapSuite, data: st.DataObject) -> None:
-    request = data.draw(suite.valid_requests(), label="request")
-    exchange = suite.post(suite.xxe_envelope(request))
+    control, probe = suite.xxe_envelopes(data.draw(suite.valid_requests(), label="request"))
+    suite.control(control)
+    exchange = suite.post(probe)
     messages.check_no_leak(exchange)
     messages.check_rejected(exchange)

@@ -1,4 +1,9 @@
-"""The format of a Fault, judged on the answer to a request with the wrong Body element."""
+"""The format of a Fault, judged on the answer to a request with the wrong Body element.
+
+The run's shared control (a valid request, accepted) comes first: a Fault given to every
+request for another reason (the caller not admitted, the service down) is no answer to
+this bad request, and the checks are then `blocked`.
+"""
 
 from __future__ import annotations
 
@@ -21,6 +26,7 @@ def suite(soap_service) -> SoapSuite:
 def fault_exchange(suite: SoapSuite) -> Exchange:
     # An empty output element as the request: no operation takes it, whatever the schema.
     assert suite.operation.output_element is not None
+    suite.shared_control()
     return suite.post(suite.envelope(etree.Element(suite.operation.output_element)))
 
 

@@ -4,7 +4,8 @@
 that also knows the profile's authentication kind and response-time limit, and makes
 other clients to the same endpoint, recorded and redacted like the first: one that sends
 no credentials (soap.auth.credentials_required) and one with a short time-out
-(soap.response.answered_in_time).
+(soap.response.answered_in_time). It also keeps the run's answers to shared control
+requests (see conformance/checks/soap/support.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.http.client import ApiClient
+from conformance.http.exchange import Exchange
 from conformance.http.limits import DEFAULT_LIMITS
 from conformance.http.soap import SoapEndpoint
 
@@ -29,6 +31,9 @@ class SoapServiceEndpoint(SoapEndpoint):
     response_time_s: float = 10.0
     client_options: Mapping[str, Any] = field(default_factory=dict)  # what `client` was made with
     make_client: ClientFactory | None = None
+    # The answer to each shared control request (a negative check's unchanged request that
+    # is the same for every check using it), by request body: asked once per run.
+    controls: dict[bytes, Exchange] = field(default_factory=dict)
 
     @contextmanager
     def variant(self, *, anonymous: bool = False, timeout_s: float | None = None) -> Iterator[SoapEndpoint]:

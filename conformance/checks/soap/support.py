@@ -4,22 +4,36 @@
 `soap_action_base`, `wsdl_path`, `post(body, headers) -> Exchange`) and loads the WSDL the
 profile names with the endpoint and action base filled in. The SOAPAction the suite sends
 is read from the WSDL binding, never derived from the operation name.
+
+Controls: a negative check changes one thing of a valid request (a schema-valid input
+element in a SOAP 1.1 envelope, the WSDL's SOAPAction, text/xml) and sends the unchanged
+request too, first (`control`). Its refusal counts only when the control was accepted;
+a refused control raises `Blocked` with one cause per kind of refusal
+("valid GraafberichtServiceRequest -> HTTP 500 Server Fault"), the cause under which
+soap.response.status_ok fails and the response-element checks are blocked too, so the
+run lists that one refusal once, with every check it took down. A check whose changed
+request is not made from a drawn one uses `shared_control`: one fixed valid request,
+answered once per run.
 """
 
 from __future__ import annotations
 
+from copy import deepcopy
 from dataclasses import dataclass
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, settings
+from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis import strategies as st
 from lxml import etree
 
+from conformance.checks.finding import Blocked
+from conformance.checks.soap import messages
 from conformance.errors import NotApplicable
 from conformance.http.exchange import Exchange
 from conformance.soap import OPERATION, SOAP12_ENV_NS
 from conformance.soap.envelope import build_envelope
 from conformance.soap.loader import OperationInfo, ServiceContract, load_contract
+from conformance.soap.samples import sample_request
 from conformance.soap.strategies import (
     Mutant,
     SchemaStrategies,
@@ -108,6 +122,61 @@ class SoapSuite:
         assert self.operation.input_element is not None
         return one_mutant_per_kind(self.strategies, self.operation.input_element)
 
+    # ------------------------------------------------------------------ controls
+    def control(self, body: bytes) -> Exchange:
+        """Send the unchanged request of a negative check (with the default headers);
+        Blocked unless it is accepted."""
+        exchange = self.post(body)
+        self.require_accepted(exchange)
+        return exchange
+
+    def shared_control(self) -> None:
+        """The control of a check whose changed request is not made from a drawn request
+        (a body that is not XML, the Fault-format probe): the reference request, sent once
+        per run (the service's `controls` cache) -- the same request gets the same answer
+        within a run, and one answer gives all those checks the same cause."""
+        body = self.envelope(self.reference_request())
+        cache = getattr(self.service, "controls", None)
+        if cache is None:
+            self.control(body)
+            return
+        if body not in cache:
+            cache[body] = self.post(body)
+        self.require_accepted(cache[body])
+
+    def refusal_cause(self, exchange: Exchange) -> str | None:
+        """None when a valid request's answer is an acceptance (HTTP 200, no Fault); else
+        the cause, stated the same by every check the refusal takes down (the negative
+        checks whose control it was, the response checks, soap.response.status_ok)."""
+        refusal = messages.control_refusal(exchange)
+        if refusal is None:
+            return None
+        assert self.operation.input_element is not None
+        return f"valid {etree.QName(self.operation.input_element).localname} -> {refusal[0]}"
+
+    def require_accepted(self, exchange: Exchange) -> None:
+        """Blocked unless the control of a negative check was accepted."""
+        cause = self.refusal_cause(exchange)
+        if cause is not None:
+            raise Blocked(f"the unchanged, schema-valid request (control) must be accepted for a refusal "
+                          f"of the changed one to count; it was refused ({_said(exchange)})", cause)
+
+    def require_response(self, exchange: Exchange) -> None:
+        """Blocked unless a valid request got a response to judge (soap.response.status_ok
+        fails under the same cause)."""
+        cause = self.refusal_cause(exchange)
+        if cause is not None:
+            raise Blocked(f"a schema-valid request answered with a response, not a Fault ({_said(exchange)})", cause)
+
+    def reference_request(self) -> etree._Element:
+        """A fixed schema-valid request: the hand-written sample where it fits the profile's
+        schema, else the simplest instance the schema allows."""
+        sample = sample_request()
+        if sample.tag == self.operation.input_element and not self.contract.schema_errors(sample):
+            return sample
+        return find(self.valid_requests(), lambda _: True,
+                    settings=settings(database=None, derandomize=True, max_examples=1))
+
     # ------------------------------------------------------------------ special bodies
     @staticmethod
     def envelope(element: etree._Element) -> bytes:
@@ -125,14 +194,24 @@ class SoapSuite:
         return data.replace(b"</soapenv:Body>", padding + b"</soapenv:Body>", 1)
 
     @staticmethod
-    def xxe_envelope(element: etree._Element, text_path: str = "Graafmelding/Contact/Naam") -> bytes:
-        """A request whose DOCTYPE declares an external file entity used in a text field."""
+    def xxe_envelopes(element: etree._Element, text_path: str = "Graafmelding/Contact/Naam") -> tuple[bytes, bytes]:
+        """(control, probe): the probe's DOCTYPE declares an external file entity that a text
+        field uses ("Probe &xxe;"); the control is the same request without the DOCTYPE,
+        the field reading "Probe". `element` is left as it is."""
+        element = deepcopy(element)
         namespace = etree.QName(element).namespace or ""
         target = element.find("/".join(f"{{{namespace}}}{s}" for s in text_path.split("/")))
-        marker = "XXE-PROBE-MARKER"
+        marker = b"XXE-PROBE-MARKER"
         if target is not None:
-            target.text = marker
+            target.text = marker.decode()
         data = build_envelope(element)
         declaration, _, rest = data.partition(b"?>")
         doctype = f'<!DOCTYPE soapenv:Envelope [<!ENTITY xxe SYSTEM "{XXE_TARGET}">]>'.encode()
-        return declaration + b"?>\n" + doctype + b"\n" + rest.lstrip().replace(marker.encode(), b"Probe &xxe;")
+        probe = declaration + b"?>\n" + doctype + b"\n" + rest.lstrip().replace(marker, b"Probe &xxe;")
+        return data.replace(marker, b"Probe"), probe
+
+
+def _said(exchange: Exchange) -> str:
+    refusal = messages.control_refusal(exchange)
+    said = refusal[1] if refusal else ""
+    return exchange.summary() + (f", faultstring {said!r}" if said else "")

@@ -112,6 +112,10 @@ class _Service:
             if request.method != "POST":
                 # BP 1.1 R1114: 405 for another method; the body is still a SOAP Fault.
                 raise SoapFault("Client", f"{request.method} is not supported: SOAP requests use POST", status=405)
+            if self.faults.on("soap.every_request_refused"):
+                # The fault: a refusal that has nothing to do with the message (an access
+                # rule of the service), given before the body is even read.
+                raise SoapFault("Client.Authentication", "the caller is not admitted to this service")
             body = await self._read_body(request)
             return self._handle(body, request)
         except SoapFault as fault:

@@ -117,8 +117,18 @@ SOAP_FAULTS: tuple[Fault, ...] = (
     fault(
         "soap.valid_request_refused",
         "schema-valid requests are answered with a Server Fault (HTTP 500)",
+        # The response-element checks and the negative checks are blocked by the refusal.
         must_trip={c.RESPONSE_STATUS_OK},
-        may_trip={c.RESPONSE_BODY_ELEMENT, c.RESPONSE_SCHEMA_VALID, c.RESPONSE_REFERS_TO_REQUEST},
+    ),
+    fault(
+        "soap.every_request_refused",
+        "every POST, valid or not, is refused with a soapenv:Client.Authentication Fault "
+        "(HTTP 500): the service does not admit the caller, whatever the message",
+        # The one failure, under the cause "valid GraafberichtServiceRequest -> HTTP 500
+        # Client.Authentication Fault". Every check judging a response element, a refusal
+        # or a Fault's format is blocked by it (its valid request or control was refused),
+        # never passed and never failed (tests/test_soap_blocked.py).
+        must_trip={c.RESPONSE_STATUS_OK},
     ),
     fault(
         "soap.response_hangs",
