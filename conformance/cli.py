@@ -15,6 +15,7 @@ judge (a MUST check was blocked or broke, none failed).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections.abc import Sequence
@@ -92,10 +93,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     from conformance.pytest_plugin import make_report_dir, resolve_secrets
 
     make_report_dir(report_dir)  # exit 2 with a message, before anything starts
+    (report_dir / "summary.json").unlink(missing_ok=True)  # the verdict read below is this run's
     resolve_secrets(profile)  # every secret the profile names, before the first request
     pytest_args = build_pytest_args(args, profile_ref=str(profile.path), report_dir=report_dir)
-    code = pytest.main(pytest_args)
-    code = _map_pytest_exit(int(code))
+    code = _map_pytest_exit(int(pytest.main(pytest_args)), report_dir / "summary.json")
     if not args.no_html and (report_dir / "allure-results").is_dir():
         from conformance.reporting.html import render_allure_html
 
@@ -124,9 +125,15 @@ def build_pytest_args(args: argparse.Namespace, *, profile_ref: str, report_dir:
     return out + extra
 
 
-def _map_pytest_exit(code: int) -> int:
-    # pytest: 2 interrupted, 3 internal error, 4 usage error, 5 no tests collected.
-    # Our plugin already returns 0/1/2/3 through pytest.exit and the session status.
+def _map_pytest_exit(code: int, summary: Path) -> int:
+    """The run's verdict when it wrote one (its codes overlap pytest's: 4 is "could not
+    judge" here, a usage error there); else pytest's: 2 interrupted, 3 internal error,
+    4 usage error and 5 no tests collected are usage errors (2)."""
+    if code not in (2, 3) and summary.is_file():
+        try:
+            return int(json.loads(summary.read_text(encoding="utf-8"))["exit_code"])
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
     if code in (4, 5):
         return int(ExitCode.USAGE)
     return code

@@ -17,12 +17,16 @@ from typing import Any
 import jsonschema
 
 from conformance.errors import ConfigError
+from conformance.http.limits import DEFAULT_LIMITS
+from conformance.http.limits import Limits as HttpLimits
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHIPPED_PROFILES = REPO_ROOT / "profiles"
 
 
 _ADDRESS_SECRETS = ("api_key", "restricted_api_key", "limited_api_key", "quota_api_key")
+# What the local address mock's restricted key may not use, unless the profile says otherwise.
+MOCK_RESTRICTED_PATHS = ("/adressenuitgebreid",)
 # Secrets of the token flows: the confidential client's secret, the test users' login
 # (one with the role `Aanbieder M2M`, one without), a refresh token for unattended runs,
 # and the client-credentials private key (PEM) when it is not a file.
@@ -93,6 +97,12 @@ PROFILE_SCHEMA: dict[str, Any] = {
                         "samples": {
                             "type": "object",
                             "additionalProperties": {"type": "string", "minLength": 1},
+                        },
+                        # Paths (relative to base_url) the restricted key has no rights for.
+                        "restricted_paths": {
+                            "type": "array",
+                            "items": {"type": "string", "pattern": "^/"},
+                            "uniqueItems": True,
                         },
                     },
                 },
@@ -181,6 +191,11 @@ PROFILE_SCHEMA: dict[str, Any] = {
                 "requests_per_second": {"type": "number", "minimum": 0},
                 "daily_quota_reserve": {"type": "integer", "minimum": 0},
                 "request_budget": {"type": "integer", "minimum": 0},
+                # The bounds of every request (conformance/http/limits.py; README "Limits").
+                "deadline_s": {"type": "number", "exclusiveMinimum": 0},
+                "max_body_bytes": {"type": "integer", "minimum": 1024},
+                "max_decoded_bytes": {"type": "integer", "minimum": 1024},
+                "max_head_bytes": {"type": "integer", "minimum": 256, "maximum": 102400},
             },
         },
         "safety": {
@@ -213,6 +228,16 @@ class Limits:
     daily_quota_reserve: int = 0
     # 0 means unlimited.
     request_budget: int = 0
+    # Per request (conformance.http.limits.Limits has the defaults and what each bounds).
+    deadline_s: float = DEFAULT_LIMITS.deadline_s
+    max_body_bytes: int = DEFAULT_LIMITS.max_body_bytes
+    max_decoded_bytes: int = DEFAULT_LIMITS.max_decoded_bytes
+    max_head_bytes: int = DEFAULT_LIMITS.max_head_bytes
+
+    def http(self) -> HttpLimits:
+        """The bounds the HTTP layer enforces on every request of the run."""
+        return HttpLimits(deadline_s=self.deadline_s, max_body_bytes=self.max_body_bytes,
+                          max_decoded_bytes=self.max_decoded_bytes, max_head_bytes=self.max_head_bytes)
 
 
 @dataclass(frozen=True)
@@ -242,6 +267,10 @@ class AddressService:
     registry_prefix: str = "Registry-"
     api_key_header: str = "X-Api-Key"
     samples: dict[str, str] = field(default_factory=dict)
+    # Paths (relative to base_url) the restricted key may not use, a deployment fact (the
+    # seed says only "a caller without rights for the address: 403"). Empty: the checks
+    # of the restricted key do not apply. A mock profile defaults to the mock's own.
+    restricted_paths: tuple[str, ...] = ()
 
     def header(self, seed_name: str) -> str:
         """Map a header name as the seed writes it to this deployment's name."""
@@ -387,6 +416,9 @@ def _build(raw: dict[str, Any], path: Path) -> Profile:
             registry_prefix=headers.get("registry_prefix", "Registry-"),
             api_key_header=headers.get("api_key", "X-Api-Key"),
             samples=dict(svc.get("samples", {})),
+            restricted_paths=tuple(
+                p.rstrip("/") or "/" for p in svc.get("restricted_paths", MOCK_RESTRICTED_PATHS if svc["mock"] else ())
+            ),
         )
     soap = None
     if "soap" in services:

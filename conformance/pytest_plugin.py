@@ -27,6 +27,7 @@ from typing import Any
 
 import pytest
 
+from conformance.auth.login import LoginError
 from conformance.checks.finding import Blocked, Finding
 from conformance.checks.registry import Severity, check_by_id
 from conformance.errors import ConfigError, ExitCode, HarnessError, NotApplicable, UnreachableError
@@ -172,7 +173,7 @@ def _prepare_run(config: pytest.Config) -> RunState:
         if not service.mock:
             assert service.base_url is not None
             client_cert, client_key = getattr(service, "client_cert", None), getattr(service, "client_key", None)
-            probe(service.base_url, timeout_s=min(service.timeout_s, 10.0),
+            probe(service.base_url, timeout_s=min(service.timeout_s, 10.0, profile.limits.deadline_s),
                   cert=(client_cert, client_key) if client_cert and client_key else None,
                   verify=getattr(service, "ca_file", None) or True)
             state.urls[name] = service.base_url
@@ -346,7 +347,7 @@ def soap_service(pytestconfig: pytest.Config, conformance_state: RunState, profi
     # knows them), a TLS client certificate and the CA verifying the server from the
     # profile, or from the launcher when a mock made its own test certificates.
     made = conformance_state.samples.get("soap", {})
-    options: dict[str, Any] = {"timeout_s": service.timeout_s}
+    options: dict[str, Any] = {"timeout_s": service.timeout_s, "limits": profile.limits.http()}
     if service.auth_kind == "basic":
         values = []
         for name in ("username", "password"):
@@ -444,12 +445,13 @@ def _auth_flows(pytestconfig: pytest.Config, profile: Profile, info: dict[str, s
     recorder = pytestconfig.stash[_RECORDER]
     pacer = Pacer(profile.limits.requests_per_second, profile.limits.request_budget)
     api = ApiClient(info.get("auth_url") or service.base_url or "", redactor=redactor, recorder=recorder,
-                    pacer=pacer, timeout_s=service.timeout_s)
+                    pacer=pacer, timeout_s=service.timeout_s, limits=profile.limits.http())
     clock = None
     if private:
         clock = MockClock(api, info["auth_url"]) if info.get("clock") == "mock" else RealClock(wait_progress)
     targets = build_targets(service, info=info, secrets=secrets, clock=clock)
-    flows = AuthFlows(targets, api, lambda: Browser(redactor, recorder, timeout_s=service.timeout_s, pacer=pacer))
+    flows = AuthFlows(targets, api, lambda: Browser(redactor, recorder, timeout_s=service.timeout_s, pacer=pacer,
+                                                    limits=profile.limits.http()))
     return flows, api
 
 
@@ -494,6 +496,8 @@ def pytest_runtest_setup(item: pytest.Item):
         return (yield)
     except (NotApplicable, Blocked) as exc:  # a fixture found no sample, or its flow failed
         _not_judged(item, exc)
+    except LoginError as exc:
+        _not_judged(item, _login_blocked(exc))
 
 
 @pytest.hookimpl(wrapper=True)
@@ -503,6 +507,8 @@ def pytest_runtest_call(item: pytest.Item):
         return (yield)
     except (NotApplicable, Blocked) as exc:
         _not_judged(item, exc)
+    except LoginError as exc:
+        _not_judged(item, _login_blocked(exc))
     except Finding as exc:
         if _CHECK_ID not in item.stash or check_by_id(item.stash[_CHECK_ID]).severity is not Severity.OBSERVATION:
             raise
@@ -513,6 +519,12 @@ def pytest_runtest_call(item: pytest.Item):
             allure_adapter.attach_exchanges(recorder.take())
             for value in item.stash.get(_OBSERVED, []):
                 allure_adapter.attach_observation(value)
+
+
+def _login_blocked(exc: Exception) -> Blocked:
+    """A login the profile's driver could not walk (a loop, another origin, no usable form):
+    the checks that start from it could not judge their rules."""
+    return Blocked("a login through the profile's login driver", f"login: {exc}")
 
 
 def _not_judged(item: pytest.Item, exc: NotApplicable | Blocked) -> None:
@@ -553,6 +565,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         # subtests report here, past the call wrapper's own conversion).
         entry.outcome, entry.value = "observation", {"finding": _failure_reason(call.excinfo)}
         report.outcome, report.longrepr = "passed", None
+    elif report.failed and call.excinfo is not None and _only(call.excinfo.value, NotApplicable):
+        # Raised inside a schemathesis subtest (the request budget ran out mid-fuzzing).
+        entry.outcome, entry.reason = "not_applicable", _failure_reason(call.excinfo)
+        report.outcome, report.longrepr = "skipped", (str(item.path), 0, f"not applicable: {entry.reason}")
     elif report.failed:
         excinfo = call.excinfo
         is_finding = excinfo is not None and _is_finding(excinfo.value)
@@ -582,10 +598,23 @@ def _skip_reason(report: pytest.TestReport) -> str:
 
 
 def _is_finding(exc: BaseException) -> bool:
-    """A conformance finding: an AssertionError, or a group made only of them (schemathesis)."""
+    """A conformance finding: an AssertionError, or a group (schemathesis) of them; cases a
+    spent request budget stopped (NotApplicable) may be among them."""
     if isinstance(exc, BaseExceptionGroup):
-        return all(_is_finding(e) for e in exc.exceptions)
+        flat = _flatten(exc)
+        return any(isinstance(e, AssertionError) for e in flat) and \
+            all(isinstance(e, AssertionError | NotApplicable) for e in flat)
     return isinstance(exc, AssertionError)
+
+
+def _only(exc: BaseException, kind: type[BaseException]) -> bool:
+    return all(isinstance(e, kind) for e in _flatten(exc))
+
+
+def _flatten(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for sub in exc.exceptions for leaf in _flatten(sub)]
+    return [exc]
 
 
 def _failure_reason(excinfo: pytest.ExceptionInfo[BaseException]) -> str:
@@ -593,8 +622,10 @@ def _failure_reason(excinfo: pytest.ExceptionInfo[BaseException]) -> str:
     sub-failures. Never cut here: summary.json keeps it all (the console shortens)."""
     exc = excinfo.value
     if isinstance(exc, BaseExceptionGroup):
+        leaves = _flatten(exc)
+        findings = [e for e in leaves if isinstance(e, AssertionError)] or leaves
         parts = []
-        for sub in exc.exceptions:
+        for sub in findings:
             lines = [ln.strip() for ln in str(sub).splitlines() if ln.strip()]
             parts.append(" ".join(lines[:2]))
         return _full("; ".join(dict.fromkeys(parts)))
@@ -620,8 +651,12 @@ class _SummaryCollector:
         raw = getattr(report, "conformance_entry", None)
         if raw is not None:
             # Subtests (schemathesis runs one per operation) report several times for one
-            # test: the summary keeps one entry per test, with its worst outcome.
-            self.summary.add(Entry(**json.loads(raw)))
+            # test: the summary keeps one entry per test, with its worst outcome. The test's
+            # own report after its subtests says only that the loop ran: it never counts as
+            # a pass of its own (a check whose cases were all stopped is not "passed").
+            entry = Entry(**json.loads(raw))
+            entry.subtest = type(report).__name__ == "SubtestReport" or bool(getattr(report, "_schemathesis_subtest", False))
+            self.summary.add(entry)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:

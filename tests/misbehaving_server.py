@@ -54,6 +54,7 @@ class MisbehavingServer:
     mode: str | None = None  # None: the first path segment chooses
     limit_s: float = 30.0  # no mode writes for longer than this
     port: int = 0
+    foreign: str = "http://127.0.0.2:9/stolen"  # where redirect-foreign points
     requests: list[tuple[str, str]] = field(default_factory=list)  # (Host header, path)
 
     def __post_init__(self) -> None:
@@ -64,6 +65,8 @@ class MisbehavingServer:
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> str:
+        if self.mode in (None, "gzip-bomb"):
+            _bomb()  # made before the first request, so the bomb arrives at network speed
         self._thread.start()
         if not self._started.wait(10):
             raise RuntimeError("misbehaving server did not start")
@@ -174,7 +177,7 @@ class MisbehavingServer:
             await _send(w, 302, [("Location", path), ("Content-Type", "text/plain")], b"")
             return True
         if mode == "redirect-foreign":
-            await _send(w, 302, [("Location", "http://127.0.0.2:9/stolen"), ("Content-Type", "text/plain")], b"")
+            await _send(w, 302, [("Location", self.foreign), ("Content-Type", "text/plain")], b"")
             return True
         if mode == "bad-utf8":
             body = b'{"_links":{"self":{"href":"/x"}},"naam":"Caf\xe9 \xff\xfe"}'

@@ -8,12 +8,12 @@ import time
 from collections.abc import Iterator
 
 import pytest
+from misbehaving_server import MisbehavingServer
 
 from conformance.errors import UnreachableError
 from conformance.http.client import ApiClient, Recorder, probe
 from conformance.http.limits import HttpViolation, Limits
 from conformance.http.redaction import Redactor
-from misbehaving_server import MisbehavingServer
 
 LIMITS = Limits(deadline_s=3.0, max_body_bytes=1024 * 1024, max_decoded_bytes=4 * 1024 * 1024,
                 max_head_bytes=32 * 1024)

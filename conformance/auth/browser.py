@@ -21,6 +21,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from conformance.http.client import ApiClient, Pacer, Recorder
 from conformance.http.exchange import Exchange
+from conformance.http.limits import DEFAULT_LIMITS, Limits
 from conformance.http.redaction import MASK, Redactor
 
 FORM_MEDIA_TYPE = "application/x-www-form-urlencoded"
@@ -38,6 +39,7 @@ class Browser:
         *,
         timeout_s: float = 10.0,
         pacer: Pacer | None = None,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         self._redactor = redactor
         self._recorder = recorder
@@ -47,7 +49,7 @@ class Browser:
         # A new ApiClient means a new httpx.Client, hence a new cookie jar for this login.
         # Its base URL stays empty: the drivers only ever pass absolute URLs.
         self._client = ApiClient(
-            "", redactor=redactor, recorder=self._sink, pacer=pacer, timeout_s=timeout_s
+            "", redactor=redactor, recorder=self._sink, pacer=pacer, timeout_s=timeout_s, limits=limits
         )
 
     # --- requests ----------------------------------------------------------------------

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 
 import httpx
 
+from conformance.checks.finding import Blocked
 from conformance.errors import NotApplicable
 from conformance.http.client import ApiClient, Pacer, Recorder
 from conformance.http.exchange import Exchange, from_schemathesis
@@ -14,6 +15,29 @@ from conformance.http.redaction import Redactor
 from conformance.profiles import AddressService, Limits
 
 KEY_KINDS = ("valid", "restricted", "limited", "quota", "none", "invalid")
+# How a sample object is looked up by its id (design.md "Samples"); samples that are no
+# object id (bbox, historie_datum), that must not exist (unknown_*) or that have no lookup
+# of their own in the seed (woonplaats, openbareruimte, pand) are not looked up.
+_ADDRESS, _OBJECT = "/adressen/{}", "/adresseerbareobjecten/{}"
+SAMPLE_LOOKUPS: dict[str, tuple[str, dict[str, str]]] = {
+    "nummeraanduiding": (_ADDRESS, {}),
+    "nummeraanduiding_nevenadres": (_ADDRESS, {}),
+    "nummeraanduiding_eindstatus": (_ADDRESS, {"inclusiefEindStatus": "true"}),
+    "verblijfsobject": (_OBJECT, {}),
+    "ligplaats": (_OBJECT, {}),
+    "standplaats": (_OBJECT, {}),
+    "adresseerbaarobject_eindstatus": (_OBJECT, {}),
+    "adresseerbaarobject_historie": (_OBJECT, {}),
+}
+
+
+def sample_cause(name: str, value: str, path: str, ex: Exchange, what: str = "") -> str:
+    """The one cause string of a sample that cannot be used, for every check it blocks:
+    the sample, the lookup (`path` relative to the base URL), its status and code, and
+    `what` the answer lacks when the status was right."""
+    code = ex.json.get("code") if isinstance(ex.json, dict) else None
+    seen = " ".join(filter(None, [str(ex.status), code if isinstance(code, str) else None, what]))
+    return f"sample {name} {value}: GET {path} -> {seen}"
 _KEY_SECRET = {"valid": "api_key", "restricted": "restricted_api_key", "limited": "limited_api_key", "quota": "quota_api_key"}
 
 
@@ -34,6 +58,7 @@ class AddressApi:
         self.base_url = base_url.rstrip("/")
         self.samples = dict(samples)
         self._keys = dict(keys)  # secret name -> value
+        self._verified: dict[str, str | None] = {}  # sample name -> cause of its failed lookup
         self._invalid_key = "invalid-" + secrets.token_hex(12)
         redactor.add_secret(self._invalid_key)
         redactor.add_header(service.api_key_header)
@@ -47,6 +72,7 @@ class AddressApi:
             timeout_s=service.timeout_s,
             default_headers={"Accept": "application/hal+json"},
             on_response=self._guard_quota,
+            limits=limits.http(),
         )
 
     def close(self) -> None:
@@ -55,10 +81,29 @@ class AddressApi:
     def header(self, seed_name: str) -> str:
         return self.service.header(seed_name)
 
-    def sample(self, name: str) -> str:
+    @property
+    def restricted_paths(self) -> tuple[str, ...]:
+        """Paths (relative to the base URL) the restricted key may not use: a deployment
+        fact, from the profile's `services.address.restricted_paths`."""
+        return self.service.restricted_paths
+
+    def sample(self, name: str, *, verify: bool = True) -> str:
+        """The sample's value. A sample object the API can look up by id is fetched once
+        per run first: when that fails, every check starting from it is blocked with one
+        cause ("sample nummeraanduiding 0363...: GET /adressen/0363... -> 404"), instead of
+        failing dozens of unrelated check ids. A check whose own rule is that lookup
+        passes `verify=False` and judges the answer itself."""
         value = self.samples.get(name)
         if not value:
             raise NotApplicable(f"the profile names no sample {name!r} ([services.address.samples])")
+        if verify and name in SAMPLE_LOOKUPS:
+            if name not in self._verified:
+                path, params = SAMPLE_LOOKUPS[name]
+                ex = self.get(path.format(value), params=params)
+                self._verified[name] = None if ex.status == 200 else sample_cause(name, value, path.format(value), ex)
+            cause = self._verified[name]
+            if cause is not None:
+                raise Blocked(f"the sample {name} exists", cause)
         return value
 
     def has_key(self, kind: str) -> bool:
@@ -104,6 +149,11 @@ class AddressApi:
         if not value:
             raise NotApplicable("the profile provides no api_key")
         return {self.service.api_key_header: value}
+
+    @property
+    def client(self) -> ApiClient:
+        """The bounded, paced, recording client (contract fuzzing forwards through it)."""
+        return self._client
 
     def record_schemathesis(self, response: object) -> Exchange:
         """Record (redacted) a response that schemathesis's transport fetched."""

@@ -15,7 +15,8 @@ from functools import cached_property
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-MAX_BODY = 8 * 1024 * 1024  # a larger server body is cut; checks see `truncated`
+MAX_BODY = 8 * 1024 * 1024
+SENT_URL_HEADER = "X-Conformance-Sent-Url"  # set by the fuzzing forwarder  # a larger server body is cut; checks see `truncated`
 
 
 class Headers:
@@ -111,9 +112,12 @@ def from_schemathesis(response: object) -> Exchange:
         body = body.encode("utf-8")
     headers = response.headers  # type: ignore[attr-defined]  # Mapping[str, list[str]]
     content = response.content or b""  # type: ignore[attr-defined]
+    # Through the harness's forwarder (conformance/http/fuzz_transport.py): the URL really sent.
+    sent = [v for k, values in headers.items() if k.lower() == SENT_URL_HEADER.lower() for v in values]
+    headers = {k: v for k, v in headers.items() if k.lower() != SENT_URL_HEADER.lower()}
     return Exchange(
         method=str(request.method),
-        url=str(request.url),
+        url=sent[0] if sent else str(request.url),
         request_headers=Headers([(k, str(v)) for k, v in request.headers.items()]),
         request_body=body,
         status=int(response.status_code),  # type: ignore[attr-defined]

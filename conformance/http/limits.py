@@ -9,8 +9,9 @@ A conformance harness is pointed at servers that may be broken. Each request is 
   its content coding is undone (a gzip bomb stops at the cap, decoded chunk by chunk
   with a bounded inflater), and a cap on the response head (the HTTP parser refuses a
   head over 100 KiB; a lower cap is applied to what it accepted);
-* no automatic redirects (the client never follows; the login drivers follow a few, on
-  the same origin or to the registered redirect URI only).
+* no automatic redirects (the client never follows; the login drivers walk at most 12
+  steps -- 5 redirects for the immediate driver -- on the authorization server's origin,
+  and stop at the registered redirect URI).
 
 What breaks these bounds, or HTTP itself, is an `HttpViolation`: a Finding of the check
 that sent the request, with a reason naming the limit or the violation. Only a server
@@ -45,12 +46,6 @@ class Limits:
     max_body_bytes: int = 8 * MiB  # [limits] max_body_bytes: as received
     max_decoded_bytes: int = 32 * MiB  # [limits] max_decoded_bytes: after the content coding
     max_head_bytes: int = 64 * 1024  # [limits] max_head_bytes: status line and headers
-    max_redirects: int = 5  # [limits] max_redirects: what a login driver follows at most
-
-    def describe(self) -> dict[str, Any]:
-        return {"deadline_s": self.deadline_s, "max_body_bytes": self.max_body_bytes,
-                "max_decoded_bytes": self.max_decoded_bytes, "max_head_bytes": self.max_head_bytes,
-                "max_redirects": self.max_redirects}
 
 
 DEFAULT_LIMITS = Limits()

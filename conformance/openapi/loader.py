@@ -16,6 +16,8 @@ import yaml
 from schemathesis.core.deserialization import get_yaml_loader
 
 from conformance.errors import ConfigError
+from conformance.http import limits as bounds
+from conformance.http.limits import Limits
 from conformance.profiles import AddressService
 
 MAX_DESCRIPTION_BYTES = 5 * 1024 * 1024
@@ -27,12 +29,7 @@ def load_description(service: AddressService) -> dict[str, Any]:
     the file and the parser's message when it cannot be read."""
     source = service.openapi
     if source.startswith(("http://", "https://")):
-        try:
-            response = httpx.get(source, timeout=service.timeout_s, trust_env=False)
-            response.raise_for_status()
-        except httpx.HTTPError as exc:
-            raise ConfigError(f"cannot fetch the OpenAPI description {source}: {exc}") from None
-        text = response.text[:MAX_DESCRIPTION_BYTES]
+        text = _fetch(source, service.timeout_s)
     else:
         try:
             text = Path(source).read_text(encoding="utf-8")
@@ -46,6 +43,20 @@ def load_description(service: AddressService) -> dict[str, Any]:
     if not isinstance(raw, dict) or "openapi" not in raw:
         raise ConfigError(f"{source} is not an OpenAPI 3 description (no 'openapi' member)")
     return rename_registry_headers(raw, service.registry_prefix) if service.registry_prefix != "Registry-" else raw
+
+
+def _fetch(url: str, timeout_s: float) -> str:
+    """The description at `url`, through the bounded HTTP layer (deadline, size caps)."""
+    cap = Limits(deadline_s=timeout_s, max_body_bytes=MAX_DESCRIPTION_BYTES, max_decoded_bytes=MAX_DESCRIPTION_BYTES)
+    try:
+        with httpx.Client(timeout=timeout_s, trust_env=False, transport=bounds.transport(trust_env=False)) as client, \
+                bounds.deadline(timeout_s), client.stream("GET", url) as response:
+            body = bounds.read_body(response, cap, url)
+            if response.status_code != 200:
+                raise ConfigError(f"cannot fetch the OpenAPI description {url}: HTTP {response.status_code}")
+    except (httpx.HTTPError, bounds.HttpViolation) as exc:
+        raise ConfigError(f"cannot fetch the OpenAPI description {url}: {exc}") from None
+    return body.decode("utf-8", errors="strict") if body else ""
 
 
 def load_schema(service: AddressService, base_url: str) -> Any:

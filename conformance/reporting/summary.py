@@ -57,6 +57,8 @@ class Entry:
     duration_s: float = 0.0
     # What went wrong, stated the same for every check it took down: the key of root_causes.
     cause: str | None = None
+    # Reported by a subtest (one operation of a generated test), not by the test itself.
+    subtest: bool = False
 
 
 @dataclass
@@ -74,6 +76,8 @@ class Summary:
         """One entry per (check, test): a repeated report keeps the worse outcome."""
         for index, existing in enumerate(self.entries):
             if (existing.check, existing.test) == (entry.check, entry.test):
+                if existing.subtest and not entry.subtest and entry.outcome == "passed":
+                    return  # the subtests judged; the test's own pass only says the loop ended
                 if RANK[entry.outcome] > RANK[existing.outcome]:
                     self.entries[index] = entry
                 return

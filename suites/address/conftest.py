@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from conformance.errors import NotApplicable
+from conformance.http.fuzz_transport import BoundedForwarder
 from conformance.openapi import operations as ops
 from conformance.openapi.loader import load_schema
 
@@ -21,6 +22,8 @@ def address_schema(address_api, profile):
     schema = load_schema(profile.address, address_api.base_url)
     # Headers set here are sent on every generated call, the stateful ones included.
     schema.config.update(base_url=address_api.base_url, headers=address_api.auth_headers())
+    # Every request schemathesis makes goes through the harness's bounded, paced, recorded client.
+    schema.app = BoundedForwarder(address_api.client)
     return schema
 
 

@@ -1,0 +1,177 @@
+"""Whole harness runs against a misbehaving server: every run ends within a wall-time bound
+and a peak-memory bound of its own process, writes its report, gives the verdict the mode
+deserves with a reason naming the violation, and never sends a request to another origin.
+
+Each run is a real `conformance run` in a subprocess (its peak RSS read from wait4), with
+small limits and a request budget in the profile so that a mode that stalls every request
+still ends quickly. tests/test_bounded_http.py covers each mode request by request.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from misbehaving_server import MisbehavingServer
+
+from conformance.profiles import REPO_ROOT
+
+WALL_S = 150.0
+RSS_MB = 400.0
+LIMITS = """
+[limits]
+deadline_s = 1
+max_body_bytes = 1048576
+max_decoded_bytes = 4194304
+request_budget = 15
+"""
+
+
+def address_profile(url: str) -> str:
+    return f"""
+[profile]
+name = "misbehaving-address"
+description = "an address API that misbehaves"
+[services.address]
+mock = false
+base_url = "{url}/lvbag/individuelebevragingen/v2"
+timeout_s = 5
+[services.address.secrets]
+api_key = "MISBEHAVING_KEY"
+[services.address.samples]
+nummeraanduiding = "0363200000123456"
+[safety]
+fuzz = true
+negative = true
+[fuzz]
+max_examples = 2
+stateful_steps = 2
+""" + LIMITS
+
+
+def soap_profile(url: str) -> str:
+    return f"""
+[profile]
+name = "misbehaving-soap"
+description = "a SOAP message service that misbehaves"
+[services.soap]
+mock = false
+url = "{url}/soap"
+soap_action_base = "urn:registry:graafbericht"
+timeout_s = 5
+response_time_s = 2
+[safety]
+negative = true
+""" + LIMITS
+
+
+def auth_profile(url: str) -> str:
+    return f"""
+[profile]
+name = "misbehaving-auth"
+description = "an authorization server that misbehaves"
+[services.auth]
+mock = false
+auth_url = "{url}"
+filing_base = "{url}"
+inquiry_base = "{url}"
+redirect_uri = "http://127.0.0.1:9/callback"
+timeout_s = 5
+[services.auth.clients]
+confidential = "conformance-confidential"
+public = "conformance-public"
+[services.auth.secrets]
+client_secret = "MISBEHAVING_CLIENT_SECRET"
+username = "MISBEHAVING_USER"
+password = "MISBEHAVING_PASSWORD"
+[services.auth.login]
+driver = "form"
+[safety]
+negative = true
+""" + LIMITS
+
+
+PROFILES = {"address": address_profile, "soap": soap_profile, "auth": auth_profile}
+# mode -> words one of the run's reasons must contain (None: the run is "unreachable")
+EXPECTED = {
+    "hang": None,
+    "reset": None,
+    "drip": "not complete within 1 s",
+    "huge-body": "body over 1 MiB",
+    "gzip-bomb": "once its content-encoding gzip is undone",
+    "many-headers": "head",
+    "long-header": "head",
+    "short-body": "framing",
+    "http09": "no valid HTTP status line",
+    "status999": "999",
+    "malformed-json": "",
+    "wrong-type": "",
+    "bad-utf8": "",
+    "redirect-loop": "302",
+    "redirect-foreign": "302",
+    "flood-1xx": None,  # only 1xx heads, never a final answer: nothing answered
+    "xml-bomb": "",
+    "xml-external": "",
+}
+# Where a suite words it otherwise: the login drivers stop at another origin themselves.
+SUITE_EXPECTED = {("auth", "redirect-foreign"): "another origin"}
+RUNS = [("address", mode) for mode in EXPECTED] + [
+    ("soap", mode) for mode in ("drip", "huge-body", "gzip-bomb", "http09", "xml-bomb", "xml-external", "redirect-foreign")
+] + [("auth", mode) for mode in ("drip", "huge-body", "gzip-bomb", "http09", "redirect-loop", "redirect-foreign")]
+
+
+def run_harness(tmp_path: Path, suite: str, url: str) -> tuple[int, float, float, str]:
+    profile = tmp_path / f"{suite}.toml"
+    profile.write_text(PROFILES[suite](url))
+    cmd = [sys.executable, "-m", "conformance.cli", "run", "--profile", str(profile), "--suite", suite,
+           "-n", "0", "--no-html", "--report-dir", str(tmp_path / "run"), "--seed", "3", "--", "-q"]
+    started = time.monotonic()
+    out = (tmp_path / "out.txt").open("w")
+    proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=REPO_ROOT,
+                            env={**os.environ, "MISBEHAVING_KEY": "k" * 16, "MISBEHAVING_CLIENT_SECRET": "s" * 16,
+                                 "MISBEHAVING_USER": "notaris", "MISBEHAVING_PASSWORD": "p" * 12})
+    try:
+        deadline = started + WALL_S
+        while True:  # wait4 gives this child's own peak RSS
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail(f"{suite} run against the server did not end within {WALL_S} s")
+            time.sleep(0.2)  # polling a child process, not synchronising with it
+    finally:
+        out.close()
+    wall = time.monotonic() - started
+    code = os.waitstatus_to_exitcode(status)
+    rss_mb = usage.ru_maxrss / 1024  # kilobytes on Linux
+    return code, wall, rss_mb, (tmp_path / "out.txt").read_text()
+
+
+@pytest.mark.parametrize(("suite", "mode"), RUNS, ids=[f"{s}-{m}" for s, m in RUNS])
+def test_a_misbehaving_server_cannot_hang_exhaust_or_fool_the_harness(tmp_path: Path, suite: str, mode: str) -> None:
+    with MisbehavingServer(mode="ok", limit_s=15) as elsewhere, \
+            MisbehavingServer(mode=mode, limit_s=15, foreign=f"http://127.0.0.1:{elsewhere.port}/stolen") as server:
+        code, wall, rss_mb, output = run_harness(tmp_path, suite, f"http://127.0.0.1:{server.port}")
+        foreign_requests = list(elsewhere.requests)
+    assert "INTERNALERROR" not in output, output[-3000:]
+    assert wall < WALL_S and rss_mb < RSS_MB, f"{wall:.0f} s, {rss_mb:.0f} MB"
+    assert foreign_requests == [], "a request reached another origin"
+    summary_file = tmp_path / "run" / "summary.json"
+    assert summary_file.is_file(), output[-3000:]
+    summary: dict[str, Any] = json.loads(summary_file.read_text())
+    words = SUITE_EXPECTED.get((suite, mode), EXPECTED[mode])
+    if words is None:
+        assert code == 3 and summary["verdict"] == "UNREACHABLE", output[-2000:]
+        return
+    errors = {e["check"]: e["reason"] for e in summary["checks"] if e["outcome"] == "error"}
+    assert errors == {}, "checks broke instead of judging"
+    assert code in (1, 4), f"exit {code}: a misbehaving server must not conform\n{output[-2000:]}"
+    reasons = " | ".join(e["reason"] or "" for e in summary["checks"] if e["outcome"] in ("failed", "blocked"))
+    assert words in reasons, reasons[:3000]
