@@ -19,10 +19,7 @@ def _error_cases(*, with_code: bool = False):
 
 
 def _error(address_api, name: str):
-    case = g.ERROR_CASES[name]
-    ex = case.send(address_api)
-    g.expect_status(ex, case.status)
-    return ex
+    return g.ERROR_CASES[name].error_response(address_api)
 
 
 @pytest.mark.check("address.errors.problem_members")

@@ -24,7 +24,7 @@ from conformance.checks.address import hal
 from conformance.checks.address.control import Req, control_served
 from conformance.checks.address.headers import CRS, RATE_LIMIT_HEADERS
 from conformance.checks.address.problem import problem_body
-from conformance.checks.finding import Blocked, Finding, expect
+from conformance.checks.finding import Blocked, Finding, expect, require
 from conformance.errors import NotApplicable
 from conformance.http.address import sample_cause
 from conformance.http.exchange import Exchange
@@ -154,7 +154,8 @@ def embedded_have_self_links(ex: Exchange) -> None:
     """bag-api.md 4.2: every embedded resource (collection item or expanded relation)
     carries its own self link. There must be something embedded to look at."""
     found = embedded_resources(hal.body(ex))
-    expect(bool(found), "response embeds nothing to check", actual=ex.summary())
+    # Nothing embedded: the rule cannot be judged here (the expand checks judge embedding).
+    require(bool(found), "an embedded resource to look at", f"{ex.method} {ex.path} -> {ex.status}, nothing embedded")
     missing = [name for name, item in found if self_href(item) is None]
     expect(not missing, "embedded resources without _links.self", actual=missing[:5])
 
@@ -353,6 +354,14 @@ class ErrorCase:
         control, changed = self.requests(api)
         control_served(api, control)
         return changed.send(api)
+
+    def error_response(self, api: Any) -> Exchange:
+        """The error response to inspect. A server that answers the trigger without an error
+        leaves nothing to judge (the check of that trigger's own rule fails it): blocked."""
+        ex = self.send(api)
+        require(ex.status >= 400, f"an error response ({self.status}) to inspect",
+                f"{ex.method} {ex.path} -> {ex.status}, no error")
+        return ex
 
 
 def _num(api: Any) -> Req:

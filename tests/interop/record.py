@@ -1,0 +1,116 @@
+"""Maintainer script: rerun the Prism peer and print (or, with --write, update) the outcomes
+of tests/interop/expected/prism-address.toml.
+
+    .venv/bin/python tests/interop/record.py            # print the differences only
+    .venv/bin/python tests/interop/record.py --write    # update the table
+
+It runs exactly what tests/interop/test_prism_address.py runs. The existing `why` of every
+check is kept; a check that newly does not pass gets `why = "TODO"`, which fails the test
+until someone writes down which documented behaviour of Prism causes it (check it with curl
+against a running Prism first). A non-pass that is the harness's fault is fixed in the
+harness, never recorded. A pass drops its why.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import tomllib
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+import prism_peer  # noqa: E402
+
+HEADER = """\
+# Expected verdicts of the address suite against interop peer 2: Stoplight Prism (npm
+# @stoplight/prism-cli, unmodified) mocking conformance/openapi/address-v2.yaml, a stateless
+# example server. Checked by tests/interop/test_prism_address.py; outcomes written by
+# tests/interop/record.py, which keeps every `why`. Every non-pass names the documented
+# behaviour of Prism that causes it: it answers the description's examples (else values it
+# derives from the schemas: "string", 0, the first oneOf branch), whatever the query and
+# the id; it validates requests against the description only (its 400 body is the example
+# Error, the violation is named in its `sl-violations` header); it accepts any API key value;
+# it keeps no state. A harness limitation is fixed in the harness, never recorded here.
+# `observed`: an observation's value as JSON text.
+"""
+
+
+def _toml_string(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)  # a JSON string is a valid TOML basic string
+
+
+def render(peer: dict[str, Any], checks: dict[str, dict[str, Any]]) -> str:
+    lines = [HEADER, "[peer]"]
+    for key in ("name", "version", "suite", "exit_code", "contract_exit_code"):
+        value = peer[key]
+        lines.append(f"{key} = {_toml_string(value) if isinstance(value, str) else value}")
+    lines += ["", "[checks]"]
+    for check in sorted(checks):
+        entry = checks[check]
+        parts = [f"outcome = {_toml_string(entry['outcome'])}"]
+        if "why" in entry:
+            parts.append(f"why = {_toml_string(entry['why'])}")
+        if "observed" in entry:
+            parts.append(f"observed = {_toml_string(entry['observed'])}")
+        lines.append(f"{_toml_string(check)} = {{ {', '.join(parts)} }}")
+    return "\n".join(lines) + "\n"
+
+
+def record(old: dict[str, Any], full: dict[str, dict[str, Any]], contract: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The new [checks]: the full run's outcomes, the old whys kept, new non-passes TODO."""
+    checks = {}
+    for check, result in full.items():
+        entry: dict[str, Any] = {"outcome": result["outcome"]}
+        if result["outcome"] != "passed":
+            entry["why"] = old.get(check, {}).get("why") or prism_peer.TODO
+        if result["outcome"] == "observation":
+            entry["observed"] = prism_peer.observed_json(result.get("value"))
+        checks[check] = entry
+    for check, result in contract.items():
+        if check.startswith(prism_peer.CONTRACT_PREFIX) and full.get(check, {}).get("outcome") != result["outcome"]:
+            print(f"WARNING: {check}: {result['outcome']} with the profile's own openapi, "
+                  f"{full.get(check, {}).get('outcome', 'not run')} in the full run: one table cannot hold both")
+    return checks
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write", action="store_true", help="update the table (default: print differences)")
+    args = parser.parse_args()
+    missing = prism_peer.missing_tools()
+    if missing:
+        print(missing, file=sys.stderr)
+        return 2
+    # read as it is (it may hold TODOs): load_expected would refuse such a table
+    old = tomllib.loads(prism_peer.EXPECTED.read_text(encoding="utf-8")) if prism_peer.EXPECTED.is_file() else {"checks": {}}
+    with tempfile.TemporaryDirectory(prefix="prism-record-") as tmp:
+        work = Path(tmp)
+        with prism_peer.running_prism(work / "prism.log") as origin:
+            full_run, full = prism_peer.run_suite(prism_peer.write_profile(work, origin), work / "full")
+            contract_run, contract = prism_peer.run_suite(
+                prism_peer.write_profile(work, origin, own_openapi=True), work / "contract", "-m", "fuzz")
+    full_checks, contract_checks = prism_peer.outcomes_by_check(full), prism_peer.outcomes_by_check(contract)
+    checks = record(old["checks"], full_checks, contract_checks)
+    peer = {"name": "@stoplight/prism-cli", "version": prism_peer.installed_version(), "suite": "address",
+            "exit_code": full_run.returncode, "contract_exit_code": contract_run.returncode}
+    for line in prism_peer.differences(old["checks"], full_checks):
+        print(line)
+    for check, entry in sorted(checks.items()):
+        if entry.get("why") == prism_peer.TODO:
+            print(f"TODO: {check} {entry['outcome']}: {(full_checks[check].get('reason') or '').splitlines()[:1]}")
+    errors = sorted(c for c, e in full_checks.items() if e["outcome"] == "error")
+    if errors:
+        print(f"harness errors (fix the harness, do not record them): {', '.join(errors)}")
+    if args.write:
+        prism_peer.EXPECTED.write_text(render(peer, checks), encoding="utf-8")
+        print(f"wrote {prism_peer.EXPECTED}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
