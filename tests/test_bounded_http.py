@@ -83,11 +83,13 @@ def test_redirects_are_never_followed(client: tuple[ApiClient, Recorder], server
     assert all(host.startswith("127.0.0.1:") for host, _ in server.requests)
 
 
-def test_invalid_utf8_reaches_the_checks_unrepaired(client: tuple[ApiClient, Recorder]) -> None:
-    api, _ = client
-    ex = api.get("/bad-utf8/x")
-    assert b"Caf\xe9 \xff\xfe" in ex.body and "\ufffd".encode() not in ex.body
-    assert ex.json is None  # not valid JSON text: a JSON check sees that, not a repaired body
+def test_invalid_utf8_in_a_json_body_is_a_finding_with_the_bytes_as_evidence(client: tuple[ApiClient, Recorder]) -> None:
+    api, recorder = client
+    with pytest.raises(HttpViolation, match="not valid UTF-8") as caught:
+        api.get("/bad-utf8/x")
+    assert caught.value.kind == "encoding"
+    evidence = recorder.take()[-1]
+    assert b"Caf\xe9 \xff\xfe" in evidence.body and "\ufffd".encode() not in evidence.body  # never repaired
 
 
 @pytest.mark.parametrize("mode", ["malformed-json", "wrong-type", "status999", "xml-bomb", "xml-external"])

@@ -153,16 +153,18 @@ class ApiClient:
         started = time.monotonic()
         origin = _origin(request.url)
         response: httpx.Response | None = None
+        body = b""
         with bounds.deadline(self.limits.deadline_s) as within:
             try:
                 response = self._http.send(request, stream=True)
                 try:
                     bounds.check_head(response, self.limits, origin)
                     body = bounds.read_body(response, self.limits, origin)
+                    bounds.check_text_encoding(response.headers.get("content-type"), body, origin)
                 finally:
                     response.close()
             except HttpViolation as violation:
-                self._record_violation(request, response, started, violation)
+                self._record_violation(request, response, started, violation, body)
                 raise
             except httpx.HTTPError as exc:
                 violation = bounds.violation_of(exc, answered=response is not None, within=within, origin=origin)
@@ -185,7 +187,7 @@ class ApiClient:
         return self.record(raw), raw
 
     def _record_violation(self, request: httpx.Request, response: httpx.Response | None, started: float,
-                          violation: HttpViolation) -> None:
+                          violation: HttpViolation, body: bytes = b"") -> None:
         """Evidence for the report: the request, and of the answer what arrived (status 0: none)."""
         self.record(Exchange(
             method=request.method,
@@ -194,8 +196,8 @@ class ApiClient:
             request_body=request.content or b"",
             status=response.status_code if response is not None else 0,
             response_headers=Headers(list(response.headers.multi_items())) if response is not None else Headers(),
-            body=b"",
-            truncated=True,
+            body=body,  # what was read whole (a body that is not UTF-8), else nothing
+            truncated=not body,
             elapsed_ms=(time.monotonic() - started) * 1000,
             notes={"violation": violation.message},
         ))

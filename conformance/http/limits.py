@@ -22,6 +22,7 @@ that never answers anything unreachable).
 from __future__ import annotations
 
 import contextvars
+import re
 import time
 import zlib
 from collections.abc import Iterator
@@ -55,7 +56,8 @@ class HttpViolation(Finding):
     """The server broke HTTP or a limit. `kind`: no_answer (nothing came back in time),
     protocol (no valid status line or head, framing), head, body, decoded, deadline,
     decoding (a content coding that does not decode), reset (connection dropped), tls (the
-    server ended the TLS session, e.g. for want of a client certificate)."""
+    server ended the TLS session, e.g. for want of a client certificate), encoding (a JSON or
+    UTF-8 XML body that is not valid UTF-8)."""
 
     def __init__(self, kind: str, message: str, *, cause: str | None = None) -> None:
         super().__init__(message, cause=cause)
@@ -226,6 +228,36 @@ class _inflater:  # noqa: N801
     def finish(self) -> None:
         if not self._z.eof and self.coding != "deflate":
             raise HttpViolation("decoding", f"content-encoding {self.coding}: the body ends before its stream does")
+
+
+_XML_DECLARED = re.compile(rb"""^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
+
+
+def check_text_encoding(content_type: str | None, body: bytes, origin: str) -> None:
+    """A JSON body (RFC 8259 8.1: UTF-8) or an XML body whose media type or declaration says
+    UTF-8 (the default of XML 1.0 without either) must be valid UTF-8: the harness does not
+    repair it, and a check must not judge text the server never sent."""
+    if not body:
+        return
+    media, _, params = (content_type or "").lower().partition(";")
+    media = media.strip()
+    charset = next((p.split("=", 1)[1].strip().strip('"') for p in params.split(";") if p.strip().startswith("charset=")),
+                   None)
+    if media.endswith("json") or media.endswith("+json"):
+        declared = "JSON (RFC 8259: UTF-8)"
+    elif media.endswith("xml"):
+        found = _XML_DECLARED.match(body[:200])
+        encoding = charset or (found.group(1).decode().lower() if found else "utf-8")
+        if encoding.replace("_", "-") not in ("utf-8", "utf8") or body.startswith((b"\xff\xfe", b"\xfe\xff")):
+            return
+        declared = f"XML in {charset and 'charset=' + charset or 'UTF-8'}"
+    else:
+        return
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HttpViolation("encoding", f"the body is {declared} but not valid UTF-8 (byte {exc.start}: "
+                            f"{body[exc.start:exc.start + 4]!r})", cause=f"{origin}: invalid UTF-8") from None
 
 
 def check_head(response: httpx.Response, limits: Limits, origin: str) -> None:
