@@ -511,6 +511,7 @@ def pytest_runtest_call(item: pytest.Item):
         _not_judged(item, _login_blocked(exc))
     except Finding as exc:
         if _CHECK_ID not in item.stash or check_by_id(item.stash[_CHECK_ID]).severity is not Severity.OBSERVATION:
+            allure_adapter.tag_cause(exc.cause)
             raise
         # An observation never fails: what it found is the observed value.
         item.stash.setdefault(_OBSERVED, []).append({"finding": str(exc)})
@@ -531,6 +532,7 @@ def _not_judged(item: pytest.Item, exc: NotApplicable | Blocked) -> None:
     """Report a blocked or not-applicable check to pytest (and so JUnit and Allure) as skipped."""
     if isinstance(exc, Blocked):
         item.stash[_NOT_JUDGED] = ("blocked", exc.cause)
+        allure_adapter.tag_cause(exc.cause)
         pytest.skip(f"blocked: {exc}")
     item.stash[_NOT_JUDGED] = ("not_applicable", None)
     pytest.skip(f"not applicable: {exc}")

@@ -136,10 +136,17 @@ def test_matrix_is_attached_once(tmp_path: Path) -> None:
     globals_files = list(results.glob("*-globals.json"))
     assert len(globals_files) == 1
     attachments = json.loads(globals_files[0].read_text())["attachments"]
-    assert [a["name"] for a in attachments] == ["Conformance matrix", "matrix.md"]
+    assert [a["name"] for a in attachments] == ["Conformance matrix", "matrix.md", "Root causes"]
     html = (results / attachments[0]["source"]).read_text()
     assert "ADDR-4.pageSize" in html and "pageSize 100: 400" in html
     assert (run / "matrix.md").read_text() == (results / attachments[1]["source"]).read_text()
+
+
+def test_root_causes_are_a_global_attachment() -> None:
+    text = extras.render_root_causes({"root_causes": [
+        {"cause": "GET /adressen/1 -> 404", "checks": ["a.one", "a.two"], "outcomes": ["blocked"], "must": 2}]})
+    assert "## GET /adressen/1 -> 404" in text and "- `a.one`" in text and "2 checks (2 MUST), blocked" in text
+    assert "No cause" in extras.render_root_causes({"root_causes": []})
 
 
 def test_a_broken_summary_warns_and_never_raises(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -65,6 +65,13 @@ def attach_exchanges(exchanges: list[Exchange]) -> None:
         )
 
 
+def tag_cause(cause: str | None) -> None:
+    """Group the checks one cause took down: a tag the report filters on (the run's
+    root causes are listed as a whole in the global attachment "Root causes")."""
+    if cause:
+        allure.dynamic.tag(f"cause: {cause[:200]}")
+
+
 def attach_observation(value: object) -> None:
     allure.attach(json.dumps(value, indent=2, default=str), name="observed value",
                   attachment_type=allure.attachment_type.JSON)

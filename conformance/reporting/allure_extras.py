@@ -38,7 +38,7 @@ from conformance.reporting import matrix
 HISTORY_FILE = "allure-history.jsonl"
 API_VERSION_CHECK = "address.headers.api_version_value"
 MATRIX_FILES = ("conformance-matrix-globals.json", "conformance-matrix-attachment.html",
-                "conformance-matrix-attachment.md")
+                "conformance-matrix-attachment.md", "conformance-root-causes-attachment.md")
 
 # Not a verdict on the API: the environment did not answer, or answered with gateway errors.
 ENVIRONMENT_REGEX = (
@@ -206,14 +206,30 @@ def allure3_categories(results: Path) -> list[dict[str, Any]]:
 
 def _write_matrix_attachments(results: Path, summary: dict[str, Any], rows: list[dict[str, Any]]) -> None:
     """Fixed file names: writing them again (`conformance report`) replaces, never adds."""
-    globals_file, html_file, md_file = MATRIX_FILES
+    globals_file, html_file, md_file, causes_file = MATRIX_FILES
     (results / html_file).write_text(matrix.render_html(summary, rows), encoding="utf-8")
     (results / md_file).write_text(matrix.render_markdown(summary, rows), encoding="utf-8")
+    (results / causes_file).write_text(render_root_causes(summary), encoding="utf-8")
     stamp = int(time.time() * 1000)
     (results / globals_file).write_text(json.dumps({"attachments": [
         {"name": "Conformance matrix", "source": html_file, "type": "text/html", "timestamp": stamp},
         {"name": "matrix.md", "source": md_file, "type": "text/markdown", "timestamp": stamp},
+        {"name": "Root causes", "source": causes_file, "type": "text/markdown", "timestamp": stamp},
     ], "errors": []}, indent=2) + "\n")
+
+
+def render_root_causes(summary: dict[str, Any]) -> str:
+    """Each cause that took down several checks, once, with the checks (summary.json
+    `root_causes`); the tests carry the same cause as a tag `cause: ...`."""
+    causes = summary.get("root_causes") or []
+    lines = ["# Root causes", ""]
+    if not causes:
+        return "\n".join([*lines, "No cause took down more than one check.", ""])
+    for cause in causes:
+        lines.append(f"## {cause['cause']}")
+        lines.append(f"{len(cause['checks'])} checks ({cause['must']} MUST), {', '.join(cause['outcomes'])}:")
+        lines += [f"- `{check}`" for check in cause["checks"]] + [""]
+    return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- history
