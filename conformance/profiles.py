@@ -24,6 +24,8 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 SHIPPED_PROFILES = REPO_ROOT / "profiles"
 
 
+# The resource servers of the authorization seed (part 4) that take its tokens.
+RESOURCE_SERVERS = ("filing", "inquiry")
 _ADDRESS_SECRETS = ("api_key", "restricted_api_key", "limited_api_key", "quota_api_key")
 # What the local address mock's restricted key may not use, unless the profile says otherwise.
 MOCK_RESTRICTED_PATHS = ("/adressenuitgebreid",)
@@ -115,6 +117,9 @@ PROFILE_SCHEMA: dict[str, Any] = {
                         "auth_url": _URL,
                         "filing_base": _URL,
                         "inquiry_base": _URL,
+                        # Which resource servers the deployment has (default: those whose base is given).
+                        "resource_servers": {"type": "array", "uniqueItems": True,
+                                             "items": {"type": "string", "enum": list(RESOURCE_SERVERS)}},
                         "audience": {"type": "string", "minLength": 1},
                         "redirect_uri": _URL,
                         "timeout_s": {"type": "number", "exclusiveMinimum": 0},
@@ -317,6 +322,9 @@ class AuthService:
     jwks_publish_port: int = 0  # loopback port the mock run publishes the test JWKS at (0: any free one)
     login: dict[str, Any] = field(default_factory=dict)
     mock_code_lifetime_s: int = 30
+    # The APIs that take the tokens (seed 001 part 4): "filing" (the WSDL of the filing API)
+    # and "inquiry". A deployment without one: the checks that need it do not apply.
+    resource_servers: tuple[str, ...] = ("filing", "inquiry")
 
 
 @dataclass(frozen=True)
@@ -498,10 +506,14 @@ def _build_soap(svc: dict[str, Any], path: Path, wsdl: str | None) -> SoapServic
 
 
 def _build_auth(svc: dict[str, Any], path: Path) -> AuthService:
-    if not svc["mock"]:
-        for key in ("auth_url", "filing_base", "inquiry_base"):
-            if key not in svc:
-                raise ConfigError(f"{path}: missing required key services.auth.{key}")
+    if not svc["mock"] and "auth_url" not in svc:
+        raise ConfigError(f"{path}: missing required key services.auth.auth_url")
+    given = tuple(name for name in RESOURCE_SERVERS if svc["mock"] or f"{name}_base" in svc)
+    resource_servers = tuple(svc.get("resource_servers", given))
+    for name in resource_servers:
+        if name not in given:
+            raise ConfigError(f"{path}: services.auth.resource_servers names {name!r} but the profile gives no "
+                              f"services.auth.{name}_base")
     keys = svc.get("keys", {})
     pki_dir = keys.get("pki_dir")
     if pki_dir is not None:
@@ -521,6 +533,7 @@ def _build_auth(svc: dict[str, Any], path: Path) -> AuthService:
         base_url=svc.get("auth_url"),
         filing_base=svc.get("filing_base"),
         inquiry_base=svc.get("inquiry_base"),
+        resource_servers=resource_servers,
         audience=svc.get("audience"),
         redirect_uri=svc.get("redirect_uri", "http://127.0.0.1:8765/callback"),
         timeout_s=float(svc.get("timeout_s", 10.0)),

@@ -53,8 +53,8 @@ class Driver(Protocol):
 @dataclass
 class AuthTargets:
     auth_url: str
-    filing_base: str
-    inquiry_base: str
+    filing_base: str | None  # None: the deployment has no filing API
+    inquiry_base: str | None
     audience: str
     redirect_uri: str
     clients: dict[str, str]  # role -> client_id (profiles.AUTH_CLIENTS)
@@ -261,10 +261,20 @@ class AuthFlows:
 
     # --- the APIs ------------------------------------------------------------------------------
     def call_inquiry(self, token: str | None, *, scheme: str = "Bearer") -> Exchange:
-        return self._call(self.targets.inquiry_base.rstrip("/") + INQUIRY_PATH, token, scheme)
+        return self._call(self._api_base("inquiry") + INQUIRY_PATH, token, scheme)
 
     def call_filing(self, token: str | None, *, scheme: str = "Bearer") -> Exchange:
-        return self._call(self.targets.filing_base.rstrip("/") + FILING_WSDL_PATH, token, scheme)
+        return self._call(self._api_base("filing") + FILING_WSDL_PATH, token, scheme)
+
+    def has_api(self, name: str) -> bool:
+        """Whether the deployment has this resource server (services.auth.resource_servers)."""
+        return bool(getattr(self.targets, f"{name}_base"))
+
+    def _api_base(self, name: str) -> str:
+        base = getattr(self.targets, f"{name}_base")
+        if not base:
+            raise NotApplicable(f"the deployment has no {name} API (services.auth.resource_servers)")
+        return base.rstrip("/")
 
     def _call(self, url: str, token: str | None, scheme: str) -> Exchange:
         headers = {"Authorization": f"{scheme} {token}"} if token is not None else {}

@@ -31,8 +31,8 @@ def build_targets(
     values = {name: secrets[env] for name, env in service.secret_env.items() if env in secrets}
     targets = AuthTargets(
         auth_url=auth_url,
-        filing_base=info.get("filing_base") or service.filing_base or auth_url,
-        inquiry_base=info.get("inquiry_base") or service.inquiry_base or auth_url,
+        filing_base=(info.get("filing_base") or service.filing_base) if "filing" in service.resource_servers else None,
+        inquiry_base=(info.get("inquiry_base") or service.inquiry_base) if "inquiry" in service.resource_servers else None,
         audience=service.audience or info.get("audience") or default_audience(auth_url),
         redirect_uri=service.redirect_uri,
         clients=clients,
