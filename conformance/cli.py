@@ -58,6 +58,13 @@ def build_parser() -> argparse.ArgumentParser:
     profiles = commands.add_parser("profiles", help="list the shipped profiles")
     profiles.set_defaults(handler=cmd_profiles)
 
+    profile = commands.add_parser("profile", help="write a profile for a vendor's deployment")
+    profile_commands = profile.add_subparsers(dest="profile_command", required=True)
+    new = profile_commands.add_parser("new", help="a commented skeleton with every key, and the next steps")
+    new.add_argument("name", help="the profile's name (letters, digits, '.', '_', '-')")
+    new.add_argument("--out", type=Path, help="file or directory to write (default: ./NAME.toml)")
+    new.set_defaults(handler=cmd_profile_new)
+
     add_soap_commands(commands)
     add_pki_commands(commands)
     add_report_commands(commands)
@@ -178,6 +185,14 @@ def _write_keys(path: Path, secrets: dict[str, str]) -> None:
 
 
 # --------------------------------------------------------------------------- profiles
+def cmd_profile_new(args: argparse.Namespace) -> int:
+    from conformance.profile_new import next_steps, write_skeleton
+
+    path = write_skeleton(args.name, args.out)
+    print(next_steps(args.name, path), end="")
+    return int(ExitCode.OK)
+
+
 def cmd_profiles(args: argparse.Namespace) -> int:
     for path in shipped_profiles():
         try:

@@ -26,6 +26,28 @@ SHIPPED_PROFILES = REPO_ROOT / "profiles"
 
 # The resource servers of the authorization seed (part 4) that take its tokens.
 RESOURCE_SERVERS = ("filing", "inquiry")
+# The samples the address scenario checks start from: what each must be (its contract).
+ADDRESS_SAMPLES = {
+    "nummeraanduiding": "a current main address without letter or addition, whose postcode and huisnummer "
+                        "also have a variant with a letter and one with an addition (exacteMatch)",
+    "nummeraanduiding_nevenadres": "a side address (indicatieNevenadres)",
+    "nummeraanduiding_eindstatus": "an address with an end status, returned only with inclusiefEindStatus=true",
+    "verblijfsobject": "a current accommodation object with a main and a side address, in two buildings, "
+                       "with gebruiksdoelen and oppervlakte",
+    "ligplaats": "a current berth",
+    "standplaats": "a current pitch",
+    "adresseerbaarobject_eindstatus": "an addressable object with an end status",
+    "adresseerbaarobject_historie": "an addressable object with at least 3 occurrences, one removed from the "
+                                    "valid life cycle, whose data changed on historie_datum",
+    "historie_datum": "a date (YYYY-MM-DD) after the first and before the latest occurrence of "
+                      "adresseerbaarobject_historie",
+    "pand": "a building with at least 45 accommodation objects (pagination)",
+    "openbareruimte": "a public space with at least 25 addresses",
+    "woonplaats": "a residence place id (4 digits)",
+    "bbox": "x1,y1,x2,y2 of at most 250000 m2 holding at least one object of each kind",
+    "unknown_adresseerbaarobject": "a well-formed addressable-object id that does not exist",
+    "unknown_nummeraanduiding": "a well-formed nummeraanduiding id that does not exist",
+}
 _ADDRESS_SECRETS = ("api_key", "restricted_api_key", "limited_api_key", "quota_api_key")
 # What the local address mock's restricted key may not use, unless the profile says otherwise.
 MOCK_RESTRICTED_PATHS = ("/adressenuitgebreid",)
@@ -98,7 +120,8 @@ PROFILE_SCHEMA: dict[str, Any] = {
                         },
                         "samples": {
                             "type": "object",
-                            "additionalProperties": {"type": "string", "minLength": 1},
+                            "additionalProperties": False,
+                            "properties": {name: {"type": "string", "minLength": 1} for name in ADDRESS_SAMPLES},
                         },
                         # Paths (relative to base_url) the restricted key has no rights for.
                         "restricted_paths": {

@@ -1,0 +1,158 @@
+"""`conformance profile new NAME`: a commented profile skeleton for a vendor's deployment,
+with every key a user may set, and the next steps to a first report.
+
+The skeleton loads as it is (placeholders are valid values, every optional key is a
+comment); tests/test_profile_new.py proves that, and that it names every key of the
+profile schema, so it cannot fall behind the schema.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from conformance.errors import ConfigError
+from conformance.http.limits import DEFAULT_LIMITS
+from conformance.profiles import ADDRESS_SAMPLES, MOCK_RESTRICTED_PATHS
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+def env_prefix(name: str) -> str:
+    return re.sub(r"[^A-Z0-9]+", "_", name.upper()).strip("_")
+
+
+def skeleton(name: str) -> str:
+    p = env_prefix(name)
+    samples = "\n".join(f'# {key} = "..."{" " * max(1, 30 - len(key))}# {what}' for key, what in ADDRESS_SAMPLES.items())
+    return f'''# Profile "{name}": a vendor's deployment of the register's APIs.
+# Every key is listed; the commented ones are optional. Values in angle brackets are yours to fill.
+# Secrets are never written here: each names an environment variable (or a line of .env).
+
+[profile]
+name = "{name}"
+description = "<what this deployment is>"
+
+# --- the address API (specification 000) -------------------------------------------------------
+[services.address]
+mock = false
+base_url = "https://<host>/lvbag/individuelebevragingen/v2"   # the API's {{base_url}}
+# openapi = "<its-openapi.yaml>"      # its own description (a path relative to this file, or a URL); default: ours
+# timeout_s = 10                      # per read; the whole request is bounded by [limits] deadline_s
+# restricted_paths = {list(MOCK_RESTRICTED_PATHS)!r}   # what the restricted key has no rights for (absent: those checks do not apply)
+
+[services.address.secrets]            # environment variable names, never values
+api_key = "{p}_API_KEY"
+# restricted_api_key = "{p}_RESTRICTED_API_KEY"   # a key without rights for restricted_paths (the 403 checks)
+# limited_api_key = "{p}_LIMITED_API_KEY"         # a key of its own for the rate-limit floods (safety.flood)
+# quota_api_key = "{p}_QUOTA_API_KEY"             # a key with a small daily quota (the quota check)
+
+[services.address.headers]
+# registry_prefix = "Registry-"       # how the deployment names the seed's Registry-* headers (e.g. "Kadaster-")
+# api_key = "X-Api-Key"               # the header that carries the API key
+
+[services.address.samples]            # objects the checks start from, each meeting its contract (README, "Samples")
+{samples}
+
+# --- the authorization server (specification 001, part a) ---------------------------------------
+# [services.auth]
+# mock = false
+# auth_url = "https://<auth-host>"                  # {{auth_url}}
+# filing_base = "https://<api-host>"                # {{filing_base}}: the filing API's WSDL is under it
+# inquiry_base = "https://<api-host>"               # {{inquiry_base}}: the inquiry API
+# resource_servers = ["filing", "inquiry"]          # default: those whose base is given
+# audience = "<auth-host>:443/auth/oauth/v2/token"  # the assertion's aud; default: the seed's form
+# redirect_uri = "http://127.0.0.1:8765/callback"   # registered for both code clients
+# timeout_s = 10
+#
+# [services.auth.clients]                           # client ids, as registered
+# confidential = "<id>"
+# public = "<id>"
+# client_credentials = "<id>"                       # the private_key_jwt client of the inquiry API
+# no_x5c = "<id>"; untrusted = "<id>"; expired = "<id>"; unregistered_oin = "<id>"; twice_oin = "<id>"
+#                                                   # (clients registered with the bad material of `pki init`)
+#
+# [services.auth.secrets]
+# client_secret = "{p}_CLIENT_SECRET"
+# username = "{p}_USERNAME"                         # a user with the role Aanbieder M2M
+# password = "{p}_PASSWORD"
+# username_without_role = "{p}_USERNAME_WITHOUT_ROLE"
+# password_without_role = "{p}_PASSWORD_WITHOUT_ROLE"
+# refresh_token = "{p}_REFRESH_TOKEN"               # an unattended start (login driver refresh_token)
+# private_key = "{p}_CLIENT_PRIVATE_KEY"            # PEM, when not signing with keys.pki_dir
+#
+# [services.auth.keys]
+# pki_dir = "<dir of conformance pki init>"         # or:
+# private_key_file = "<key.pem>"; kid = "<registered kid>"
+# jwks_uri = "https://<where the client JWKS is published>"   # informative
+# jwks_publish_port = 0                             # mock runs only
+#
+# [services.auth.login]
+# driver = "form"                                   # form | immediate | manual | refresh_token
+# username_field = "username"; password_field = "password"; approve_pattern = "<consent button text>"
+# timeout_s = 120                                   # manual driver
+
+# --- the SOAP message service (specification 001, part b) ----------------------------------------
+# [services.soap]
+# mock = false
+# url = "https://<soap-host>/<path>"                # {{soap_url}}
+# soap_action_base = "<soap_action_base>"
+# wsdl = "<its WSDL file>"                          # without it the WSDL checks do not apply
+# timeout_s = 10
+# response_time_s = 10
+#
+# [services.soap.auth]
+# kind = "none"                                     # none | basic | client_certificate
+# client_cert = "<cert.pem>"; client_key = "<key.pem>"; ca_file = "<ca.pem>"
+#
+# [services.soap.secrets]                           # kind = "basic"
+# username = "{p}_SOAP_USERNAME"
+# password = "{p}_SOAP_PASSWORD"
+
+[limits]
+requests_per_second = 5               # pacing (0: unpaced)
+# daily_quota_reserve = 1000          # stop before the DayLimit-Remaining header reaches this
+# request_budget = 2000               # requests of a run (0: unlimited)
+# deadline_s = {DEFAULT_LIMITS.deadline_s:g}                     # one request: connect, head and the whole body
+# max_body_bytes = {DEFAULT_LIMITS.max_body_bytes}             # body as received
+# max_decoded_bytes = {DEFAULT_LIMITS.max_decoded_bytes}         # body after its content coding
+# max_head_bytes = {DEFAULT_LIMITS.max_head_bytes}               # status line and headers
+
+[safety]                              # all default to false
+fuzz = false                          # contract fuzzing
+negative = false                      # invalid input on purpose
+# flood = false                       # exceed rate limits on purpose (limited_api_key)
+# waits = false                       # wait out code and token lifetimes in real time
+
+[fuzz]
+# max_examples = 25
+# seed = 12345
+# stateful_steps = 6
+'''
+
+
+def next_steps(name: str, path: Path) -> str:
+    p = env_prefix(name)
+    return f"""wrote {path}
+next steps:
+  1. fill in base_url (and the auth/SOAP sections you test); uncomment what applies
+  2. export the secrets it names, e.g.  export {p}_API_KEY=...   (or put them in .env)
+  3. for the token flows: conformance pki init --out pki-{name}; then register at the authorization
+     server: the JWKS document URL of the client_credentials client (good.json: current and next key),
+     one bad-material client per JWKS document (no_x5c, untrusted, expired), the test OIN at exactly
+     one customer, the "twice" OIN at two customers, and the "unregistered" OIN at none
+     (conformance pki show pki-{name} prints the OIN, the kids and the JWKS URL to register)
+  4. conformance run --profile {path} --suite address      # a first report under reports/
+"""
+
+
+def write_skeleton(name: str, out: Path | None = None) -> Path:
+    if not _NAME.match(name):
+        raise ConfigError(f"profile name {name!r}: letters, digits, '.', '_' and '-' only")
+    path = (out or Path.cwd() / f"{name}.toml")
+    if path.is_dir():
+        path = path / f"{name}.toml"
+    if path.exists():
+        raise ConfigError(f"{path} exists: not overwritten")
+    path.write_text(skeleton(name), encoding="utf-8")
+    return path

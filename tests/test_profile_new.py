@@ -1,0 +1,68 @@
+"""`conformance profile new`: a skeleton that loads as written and names every profile key."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.cli import main
+from conformance.profile_new import skeleton
+from conformance.profiles import ADDRESS_SAMPLES, PROFILE_SCHEMA, load_profile
+
+
+def schema_keys(node: dict[str, Any]) -> set[str]:
+    keys: set[str] = set()
+    for key, sub in (node.get("properties") or {}).items():
+        keys.add(key)
+        if isinstance(sub, dict):
+            keys |= schema_keys(sub)
+    return keys
+
+
+def test_the_skeleton_names_every_key_of_the_schema() -> None:
+    text = skeleton("vendor-x")
+    named = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*(?= = )", text)) | set(re.findall(r"\[([a-z_.]+)\]", text))
+    flat = {part for name in named for part in name.split(".")}
+    mock_only = {"mock_code_lifetime_s", "mock_kind"}  # how the local mock behaves: not a vendor's
+    missing = schema_keys(PROFILE_SCHEMA) - flat - mock_only
+    assert not missing, f"keys the skeleton does not show: {sorted(missing)}"
+    assert set(ADDRESS_SAMPLES) <= flat
+
+
+def test_new_writes_a_profile_that_loads_and_prints_the_next_steps(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["profile", "new", "vendor-x", "--out", str(tmp_path)]) == 0
+    written = tmp_path / "vendor-x.toml"
+    profile = load_profile(str(written))
+    assert profile.name == "vendor-x" and profile.address is not None and profile.auth is None
+    out = capsys.readouterr().out
+    assert "export VENDOR_X_API_KEY" in out and "pki init" in out and "conformance run --profile" in out
+    assert main(["profile", "new", "vendor-x", "--out", str(tmp_path)]) == 2  # never overwritten
+    assert "not overwritten" in capsys.readouterr().err
+
+
+def test_a_bad_name_is_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["profile", "new", "../x"]) == 2
+    assert "profile name" in capsys.readouterr().err
+
+
+def test_an_unknown_sample_key_is_exit_2_naming_it(tmp_path: Path) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text('[profile]\nname = "x"\ndescription = "y"\n[services.address]\nmock = false\n'
+                    'base_url = "https://h/v2"\n[services.address.secrets]\napi_key = "K"\n'
+                    '[services.address.samples]\nnummeraanduding = "0363200000000000"\n')
+    from conformance.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="nummeraanduding"):
+        load_profile(str(path))
+
+
+def test_the_readme_lists_every_sample_with_its_contract() -> None:
+    from conformance.profiles import REPO_ROOT
+
+    readme = (REPO_ROOT / "README.md").read_text()
+    for key, contract in ADDRESS_SAMPLES.items():
+        assert f"| `{key}` | {contract} |" in readme, key
