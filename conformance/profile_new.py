@@ -87,6 +87,10 @@ api_key = "{p}_API_KEY"
 # jwks_uri = "https://<where the client JWKS is published>"   # informative
 # jwks_publish_port = 0                             # mock runs only
 #
+# [services.auth.clock]                            # a test environment's time travel: expiry checks at once
+# url = "https://<auth-host>/<its clock endpoint>"
+# method = "POST"; parameter = "advance_s"; encoding = "json"   # json | form | query: {{parameter: seconds}}
+#
 # [services.auth.login]
 # driver = "form"                                   # form | immediate | manual | refresh_token
 # username_field = "username"; password_field = "password"; approve_pattern = "<consent button text>"
@@ -122,7 +126,8 @@ requests_per_second = 5               # pacing (0: unpaced)
 fuzz = false                          # contract fuzzing
 negative = false                      # invalid input on purpose
 # flood = false                       # exceed rate limits on purpose (limited_api_key)
-# waits = false                       # wait out code and token lifetimes in real time
+# waits = false                       # wait out code and token lifetimes in real time (without a clock hook)
+# max_wait_s = 900                    # what all real-time waits of a run may add up to
 
 [fuzz]
 # max_examples = 25

@@ -168,6 +168,18 @@ PROFILE_SCHEMA: dict[str, Any] = {
                                 "jwks_publish_port": {"type": "integer", "minimum": 0, "maximum": 65535},
                             },
                         },
+                        # A test environment's time travel: one request moves its clock ahead.
+                        "clock": {
+                            "type": "object",
+                            "additionalProperties": False,
+                            "required": ["url"],
+                            "properties": {
+                                "url": _URL,
+                                "method": {"type": "string", "enum": ["POST", "PUT", "PATCH", "GET"]},
+                                "parameter": {"type": "string", "minLength": 1},
+                                "encoding": {"type": "string", "enum": ["json", "form", "query"]},
+                            },
+                        },
                         "login": {
                             "type": "object",
                             "additionalProperties": False,
@@ -234,6 +246,7 @@ PROFILE_SCHEMA: dict[str, Any] = {
                 "negative": {"type": "boolean"},
                 "flood": {"type": "boolean"},
                 "waits": {"type": "boolean"},
+                "max_wait_s": {"type": "number", "minimum": 0},
             },
         },
         "fuzz": {
@@ -276,6 +289,8 @@ class Safety:
     # Checks that wait in real time (code, token and refresh lifetimes) against an
     # environment without a mock clock: minutes to days, so opt-in.
     waits: bool = False
+    # What all real-time waits of a run may add up to; a check needing more is not applicable.
+    max_wait_s: float = 900.0
 
 
 @dataclass(frozen=True)
@@ -345,6 +360,8 @@ class AuthService:
     jwks_publish_port: int = 0  # loopback port the mock run publishes the test JWKS at (0: any free one)
     login: dict[str, Any] = field(default_factory=dict)
     mock_code_lifetime_s: int = 30
+    # services.auth.clock: url, method, parameter, encoding of the environment's time travel.
+    clock: dict[str, str] = field(default_factory=dict)
     # The APIs that take the tokens (seed 001 part 4): "filing" (the WSDL of the filing API)
     # and "inquiry". A deployment without one: the checks that need it do not apply.
     resource_servers: tuple[str, ...] = ("filing", "inquiry")
@@ -557,6 +574,7 @@ def _build_auth(svc: dict[str, Any], path: Path) -> AuthService:
         filing_base=svc.get("filing_base"),
         inquiry_base=svc.get("inquiry_base"),
         resource_servers=resource_servers,
+        clock=dict(svc.get("clock", {})),
         audience=svc.get("audience"),
         redirect_uri=svc.get("redirect_uri", "http://127.0.0.1:8765/callback"),
         timeout_s=float(svc.get("timeout_s", 10.0)),

@@ -263,7 +263,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         "flood": (profile.safety.flood, "exceeds rate limits on purpose"),
         "fuzz": (profile.safety.fuzz, "fuzzes"),
         # The mock has a clock to move; elsewhere lifetimes take real minutes to days.
-        "waits": (profile.safety.waits or (profile.auth is not None and profile.auth.mock),
+        # Instant with the mock's clock or the environment's own clock hook.
+        "waits": (profile.safety.waits or (profile.auth is not None and (profile.auth.mock or bool(profile.auth.clock))),
                   "wait out lifetimes in real time"),
     }
     for item in items:
@@ -288,6 +289,8 @@ _CHECK_ID = pytest.StashKey[str]()
 _TEST_ID = pytest.StashKey[str]()
 _OBSERVED = pytest.StashKey[list]()
 _NOT_JUDGED = pytest.StashKey[tuple]()
+_WAITS = pytest.StashKey[Any]()
+_HOOK_CLOCK = pytest.StashKey[Any]()
 
 
 # --------------------------------------------------------------------------- fixtures
@@ -435,10 +438,9 @@ def address_mock(pytestconfig: pytest.Config, profile: Profile, conformance_stat
 def _auth_flows(pytestconfig: pytest.Config, profile: Profile, info: dict[str, str], secrets: dict[str, str],
                 redactor: Redactor, *, private: bool):
     from conformance.auth.browser import Browser
-    from conformance.auth.flows import AuthFlows, MockClock, RealClock
+    from conformance.auth.flows import AuthFlows, HookClock, MockClock, RealClock
     from conformance.auth.targets import build_targets
     from conformance.http.client import ApiClient, Pacer
-    from conformance.reporting.console import wait_progress
 
     assert profile.auth is not None
     service = profile.auth
@@ -447,12 +449,52 @@ def _auth_flows(pytestconfig: pytest.Config, profile: Profile, info: dict[str, s
     api = ApiClient(info.get("auth_url") or service.base_url or "", redactor=redactor, recorder=recorder,
                     pacer=pacer, timeout_s=service.timeout_s, limits=profile.limits.http())
     clock = None
-    if private:
-        clock = MockClock(api, info["auth_url"]) if info.get("clock") == "mock" else RealClock(wait_progress)
+    if service.clock and not service.mock:
+        # One clock hook per process: once it moved the environment's time, every later
+        # assertion of the run, shared flows included, must be dated by the moved time. The
+        # session's flows make it first (auth_clocked depends on auth_flows), so its client
+        # lives as long as the run.
+        clock = pytestconfig.stash.get(_HOOK_CLOCK, None)
+        if clock is None:
+            hook = service.clock
+            clock = pytestconfig.stash[_HOOK_CLOCK] = HookClock(
+                api, hook["url"], method=hook.get("method", "POST"), parameter=hook.get("parameter", "advance_s"),
+                encoding=hook.get("encoding", "json"))
+    elif private:
+        if info.get("clock") == "mock":
+            clock = MockClock(api, info["auth_url"])
+        else:
+            clock = RealClock(_visible_countdown(pytestconfig), _wait_budget(pytestconfig, profile))
     targets = build_targets(service, info=info, secrets=secrets, clock=clock)
     flows = AuthFlows(targets, api, lambda: Browser(redactor, recorder, timeout_s=service.timeout_s, pacer=pacer,
                                                     limits=profile.limits.http()))
     return flows, api
+
+
+def _wait_budget(config: pytest.Config, profile: Profile):
+    """One budget of real-time waits per process (safety.max_wait_s)."""
+    from conformance.auth.flows import WaitBudget
+
+    budget = config.stash.get(_WAITS, None)
+    if budget is None:
+        budget = config.stash[_WAITS] = WaitBudget(profile.safety.max_wait_s)
+    return budget
+
+
+def _visible_countdown(config: pytest.Config):
+    """The countdown of a real-time wait, past pytest's output capture, on the terminal."""
+    from conformance.reporting.console import wait_progress
+
+    capture = config.pluginmanager.getplugin("capturemanager")
+
+    def show(seconds_left: float) -> None:
+        if capture is None:
+            wait_progress(seconds_left)
+            return
+        with capture.global_and_fixture_disabled():
+            wait_progress(seconds_left)
+
+    return show
 
 
 @pytest.fixture(scope="session")

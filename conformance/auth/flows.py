@@ -99,21 +99,69 @@ class Authorization:
         return self.result.code
 
 
-class RealClock:
-    """Real environments have no clock to move: waiting is the point, so it is opt-in."""
+class WaitBudget:
+    """The real-time waits a run may spend (safety.max_wait_s), shared by every check."""
 
-    def __init__(self, progress: Callable[[float], None] | None = None) -> None:
+    def __init__(self, seconds: float) -> None:
+        self.total = seconds
+        self.spent = 0.0
+
+    def take(self, seconds: float) -> None:
+        left = self.total - self.spent
+        if seconds > left:
+            raise NotApplicable(f"this check would wait {seconds:g} s in real time; the run's wait budget "
+                                f"(safety.max_wait_s = {self.total:g} s) has {max(left, 0):g} s left")
+        self.spent += seconds
+
+
+class RealClock:
+    """Real environments have no clock to move: waiting is the point, so it is opt-in
+    (safety.waits) and bounded by the run's wait budget."""
+
+    def __init__(self, progress: Callable[[float], None] | None = None, budget: WaitBudget | None = None) -> None:
         self._progress = progress
+        self._budget = budget
 
     def now(self) -> float:
         return time.time()
 
     def advance(self, seconds: float) -> None:
+        if self._budget is not None:
+            self._budget.take(seconds)
         end = time.monotonic() + seconds
         while (left := end - time.monotonic()) > 0:
             if self._progress:
                 self._progress(left)
             time.sleep(min(1.0, left))  # real-time wait against a real server, not synchronisation
+
+
+class HookClock:
+    """A test environment's own time travel (services.auth.clock): one request moves its
+    clock `seconds` ahead, the parameter sent as JSON, a form field or a query parameter."""
+
+    def __init__(self, client: ApiClient, url: str, *, method: str = "POST", parameter: str = "advance_s",
+                 encoding: str = "json") -> None:
+        self._client, self._url, self._method = client, url, method
+        self._parameter, self._encoding = parameter, encoding
+        self._moved = 0.0
+
+    def now(self) -> float:
+        """The environment's time as moved so far: what assertions must be dated by."""
+        return time.time() + self._moved
+
+    def advance(self, seconds: float) -> None:
+        value = f"{seconds:g}"
+        if self._encoding == "query":
+            ex = self._client.request(self._method, self._url, params={self._parameter: value})
+        elif self._encoding == "form":
+            ex = self._client.request(self._method, self._url, content=f"{self._parameter}={value}".encode(),
+                                      headers={"Content-Type": "application/x-www-form-urlencoded"})
+        else:
+            ex = self._client.request(self._method, self._url, content=json.dumps({self._parameter: seconds}).encode(),
+                                      headers={"Content-Type": "application/json"})
+        if not 200 <= ex.status < 300:
+            raise Blocked("the environment's clock hook moving time", f"clock hook {ex.summary()}")
+        self._moved += seconds
 
 
 class MockClock:
