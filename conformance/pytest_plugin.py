@@ -342,7 +342,7 @@ def soap_service(pytestconfig: pytest.Config, conformance_state: RunState, profi
     from functools import partial
 
     from conformance.checks.soap.endpoint import SoapServiceEndpoint
-    from conformance.http.client import ApiClient, Pacer
+    from conformance.http.client import ApiClient
     from conformance.soap import SHIPPED_WSDL
 
     url = conformance_state.urls["soap"]
@@ -371,7 +371,7 @@ def soap_service(pytestconfig: pytest.Config, conformance_state: RunState, profi
         url,
         redactor=redactor,
         recorder=pytestconfig.stash[_RECORDER],
-        pacer=Pacer(profile.limits.requests_per_second, profile.limits.request_budget),
+        pacer=worker_pacer(pytestconfig, profile),
     )
     endpoint = SoapServiceEndpoint(
         url, service.soap_action_base, Path(service.wsdl) if service.wsdl else SHIPPED_WSDL, make_client(**options),
@@ -440,12 +440,12 @@ def _auth_flows(pytestconfig: pytest.Config, profile: Profile, info: dict[str, s
     from conformance.auth.browser import Browser
     from conformance.auth.flows import AuthFlows, HookClock, MockClock, RealClock
     from conformance.auth.targets import build_targets
-    from conformance.http.client import ApiClient, Pacer
+    from conformance.http.client import ApiClient
 
     assert profile.auth is not None
     service = profile.auth
     recorder = pytestconfig.stash[_RECORDER]
-    pacer = Pacer(profile.limits.requests_per_second, profile.limits.request_budget)
+    pacer = worker_pacer(pytestconfig, profile)
     api = ApiClient(info.get("auth_url") or service.base_url or "", redactor=redactor, recorder=recorder,
                     pacer=pacer, timeout_s=service.timeout_s, limits=profile.limits.http())
     clock = None
@@ -469,6 +469,14 @@ def _auth_flows(pytestconfig: pytest.Config, profile: Profile, info: dict[str, s
     flows = AuthFlows(targets, api, lambda: Browser(redactor, recorder, timeout_s=service.timeout_s, pacer=pacer,
                                                     limits=profile.limits.http()))
     return flows, api
+
+
+def worker_pacer(config: pytest.Config, profile: Profile):
+    """A pacer with this xdist worker's share of the profile's rate and request budget."""
+    from conformance.http.client import Pacer
+
+    share = max(int(getattr(config, "workerinput", {}).get("workercount", 1)), 1)
+    return Pacer(profile.limits.requests_per_second / share, profile.limits.request_budget // share)
 
 
 def _wait_budget(config: pytest.Config, profile: Profile):
@@ -534,6 +542,8 @@ def pytest_runtest_setup(item: pytest.Item):
     recorder = item.config.stash.get(_RECORDER, None)
     if recorder is not None:
         recorder.take()
+    if _CHECK_ID not in item.stash:  # not a check of suites/ (the project's own tests)
+        return (yield)
     try:
         return (yield)
     except (NotApplicable, Blocked) as exc:  # a fixture found no sample, or its flow failed
@@ -545,6 +555,8 @@ def pytest_runtest_setup(item: pytest.Item):
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item):
     recorder = item.config.stash.get(_RECORDER, None)
+    if _CHECK_ID not in item.stash:  # not a check of suites/ (the project's own tests)
+        return (yield)
     try:
         return (yield)
     except (NotApplicable, Blocked) as exc:

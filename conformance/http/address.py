@@ -41,6 +41,10 @@ def sample_cause(name: str, value: str, path: str, ex: Exchange, what: str = "")
 _KEY_SECRET = {"valid": "api_key", "restricted": "restricted_api_key", "limited": "limited_api_key", "quota": "quota_api_key"}
 
 
+# Keys the rate-limit and quota checks exhaust on purpose: unpaced, 429s not waited out.
+FLOOD_KEYS = ("limited", "quota")
+
+
 class AddressApi:
     def __init__(
         self,
@@ -62,7 +66,9 @@ class AddressApi:
         self._invalid_key = "invalid-" + secrets.token_hex(12)
         redactor.add_secret(self._invalid_key)
         redactor.add_header(service.api_key_header)
-        self._pacer = Pacer(limits.requests_per_second, limits.request_budget // max(budget_share, 1))
+        # Each xdist worker takes its share of the rate and of the budget.
+        share = max(budget_share, 1)
+        self._pacer = Pacer(limits.requests_per_second / share, limits.request_budget // share)
         self._reserve = limits.daily_quota_reserve
         self._client = ApiClient(
             self.base_url,
@@ -73,10 +79,23 @@ class AddressApi:
             default_headers={"Accept": "application/hal+json"},
             on_response=self._guard_quota,
             limits=limits.http(),
+            retry_rate_limited=True,  # a 429 is waited out: the rate limit decides no check but its own
+        )
+        # The checks that provoke 429 on purpose (floods) use their own keys, unpaced and
+        # never retried, while everything else stays paced.
+        self._flood_client = ApiClient(
+            self.base_url,
+            redactor=redactor,
+            recorder=recorder,
+            pacer=Pacer(0.0, limits.request_budget // share, adaptive=False),
+            timeout_s=service.timeout_s,
+            default_headers={"Accept": "application/hal+json"},
+            limits=limits.http(),
         )
 
     def close(self) -> None:
         self._client.close()
+        self._flood_client.close()
 
     def header(self, seed_name: str) -> str:
         return self.service.header(seed_name)
@@ -141,7 +160,8 @@ class AddressApi:
             if not value:
                 raise NotApplicable(f"the profile provides no {_KEY_SECRET[key]} (services.address.secrets)")
             merged[header] = value
-        return self._client.request(method, path, params=params, headers=merged, omit_headers=omit)
+        client = self._flood_client if key in FLOOD_KEYS else self._client
+        return client.request(method, path, params=params, headers=merged, omit_headers=omit)
 
     def auth_headers(self) -> dict[str, str]:
         """The valid key's header, for generated requests (schemathesis sends it itself)."""

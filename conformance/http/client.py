@@ -14,14 +14,19 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 import httpx
 
+from conformance.checks.finding import Blocked
 from conformance.errors import NotApplicable, UnreachableError
 from conformance.http import limits as bounds
 from conformance.http.exchange import Exchange, Headers
 from conformance.http.limits import DEFAULT_LIMITS, HttpViolation, Limits
 from conformance.http.redaction import Redactor
+
+RATE_LIMIT_RETRIES = 4
+MAX_RETRY_WAIT_S = 60
 
 
 class BudgetExhausted(NotApplicable):
@@ -43,13 +48,18 @@ class Recorder:
 
 
 class Pacer:
-    """Keeps requests at or below a rate, and counts them against a budget."""
+    """Keeps requests at or below a rate, counts them against a budget, and adapts to what
+    the server says of its limits: when `RateLimit-Remaining` reaches 0 the next request
+    waits for `RateLimit-Reset`, and a 429 or 503 holds it for `Retry-After`."""
 
-    def __init__(self, requests_per_second: float = 0.0, budget: int = 0) -> None:
+    def __init__(self, requests_per_second: float = 0.0, budget: int = 0, *, adaptive: bool = True) -> None:
+        """`adaptive`: follow the server's rate-limit headers (not for floods: they exceed on purpose)."""
+        self._adaptive = adaptive
         self._interval = 1.0 / requests_per_second if requests_per_second > 0 else 0.0
         self._budget = budget
         self._sent = 0
         self._next_at = 0.0
+        self._hold_until = 0.0  # what the server's rate-limit headers ask for
         self._lock = threading.Lock()
         self.quota_stop: str | None = None
 
@@ -61,15 +71,60 @@ class Pacer:
                 raise BudgetExhausted(f"request budget of {self._budget} used up")
             self._sent += 1
             now = time.monotonic()
-            wait = self._next_at - now
-            self._next_at = max(now, self._next_at) + self._interval
+            start = max(now, self._next_at, self._hold_until)
+            wait = start - now
+            self._next_at = start + self._interval
         if wait > 0:
             # Pacing a real environment: this wait is the point, not synchronisation.
             time.sleep(wait)
 
+    def hold(self, seconds: float) -> None:
+        """No request before `seconds` from now (a 429 being waited out)."""
+        with self._lock:
+            self._hold_until = max(self._hold_until, time.monotonic() + seconds)
+
+    def observe(self, status: int, headers: httpx.Headers) -> float | None:
+        """Learn from a response; the seconds the server asked to wait, if it did."""
+        if not self._adaptive:
+            return None
+        asked = None
+        if status in (429, 503):
+            asked = retry_after_s(headers.get("retry-after"))
+            if asked is None and status == 429:
+                asked = 1  # refused without saying for how long: back off a little
+        remaining = _int(headers.get("ratelimit-remaining"))
+        if asked is None and remaining is not None and remaining <= 0:
+            asked = _int(headers.get("ratelimit-reset"))
+            if asked is not None and asked > 10**9:  # an epoch time rather than seconds
+                asked = max(0, asked - int(time.time()))
+        if asked is not None:
+            self.hold(asked)
+        return asked
+
     @property
     def sent(self) -> int:
         return self._sent
+
+
+def _int(value: str | None) -> int | None:
+    try:
+        return int((value or "").split(",")[0].strip())
+    except ValueError:
+        return None
+
+
+def retry_after_s(value: str | None) -> int | None:
+    """Retry-After as seconds (RFC 9110 10.2.3: delay-seconds or an HTTP date)."""
+    if not value:
+        return None
+    if value.strip().isdigit():
+        return int(value.strip())
+    from email.utils import parsedate_to_datetime
+
+    try:
+        return max(0, int(parsedate_to_datetime(value).timestamp() - time.time()))
+    except (TypeError, ValueError):
+        return None
 
 
 class ApiClient:
@@ -89,10 +144,14 @@ class ApiClient:
         cert: tuple[str, str] | None = None,
         verify: str | bool = True,
         limits: Limits = DEFAULT_LIMITS,
+        retry_rate_limited: bool = False,
     ) -> None:
         """`auth`: HTTP basic (username, password); `cert`: a TLS client certificate
         (certificate file, key file); `verify`: a CA bundle file for https, or a bool;
-        `limits`: the bounds of every request (the profile's [limits])."""
+        `limits`: the bounds of every request (the profile's [limits]); `retry_rate_limited`:
+        a 429 is waited out (Retry-After, at most MAX_RETRY_WAIT_S) and the request sent again,
+        so the server's rate limit never decides a check that is not about it."""
+        self._retry = retry_rate_limited
         self.base_url = base_url.rstrip("/")
         self._redactor = redactor
         self._recorder = recorder
@@ -144,6 +203,28 @@ class ApiClient:
         """(redacted, raw). Only token flows use the raw exchange, to read the codes and
         tokens they must send on; checks and reports only ever see the redacted one. The
         redactor learns every secret of the raw exchange before it is recorded."""
+        for _attempt in range(RATE_LIMIT_RETRIES):
+            redacted, raw = self._send_once(method, path, params=params, headers=headers, content=content,
+                                            omit_headers=omit_headers)
+            if raw.status != 429 or not self._retry:
+                return redacted, raw
+            asked = retry_after_s(raw.response_headers.get("retry-after"))
+            if asked is not None and asked > MAX_RETRY_WAIT_S:
+                break
+            self._pacer.hold(asked if asked is not None else 1)
+        raise Blocked("a request within the server's rate limit",
+                      f"{raw.method} {urlsplit(raw.url).path} -> 429 (Retry-After {raw.response_headers.get('retry-after')})")
+
+    def _send_once(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
+        headers: Mapping[str, str] | None = None,
+        content: bytes | None = None,
+        omit_headers: Sequence[str] = (),
+    ) -> tuple[Exchange, Exchange]:
         self._pacer.acquire()
         request = self._http.build_request(
             method, self.url_for(path), params=params, headers=headers, content=content
@@ -172,6 +253,7 @@ class ApiClient:
                     raise UnreachableError(f"{origin} is unreachable: {type(exc).__name__}: {exc}") from None
                 self._record_violation(request, response, started, violation)
                 raise violation from None
+        self._pacer.observe(response.status_code, response.headers)
         if self._on_response is not None:
             self._on_response(response)
         raw = Exchange(
