@@ -49,8 +49,9 @@ class Recorder:
 
 class Pacer:
     """Keeps requests at or below a rate, counts them against a budget, and adapts to what
-    the server says of its limits: when `RateLimit-Remaining` reaches 0 the next request
-    waits for `RateLimit-Reset`, and a 429 or 503 holds it for `Retry-After`."""
+    the server says of its rate limit: when `RateLimit-Remaining` reaches 0 the next request
+    waits for `RateLimit-Reset`, and a 429 holds it for `Retry-After`; never longer than
+    MAX_RETRY_WAIT_S (a 503's Retry-After is about maintenance, not the rate: ignored)."""
 
     def __init__(self, requests_per_second: float = 0.0, budget: int = 0, *, adaptive: bool = True) -> None:
         """`adaptive`: follow the server's rate-limit headers (not for floods: they exceed on purpose)."""
@@ -79,18 +80,18 @@ class Pacer:
             time.sleep(wait)
 
     def hold(self, seconds: float) -> None:
-        """No request before `seconds` from now (a 429 being waited out)."""
+        """No request before `seconds` from now (a 429 being waited out), at most MAX_RETRY_WAIT_S."""
         with self._lock:
-            self._hold_until = max(self._hold_until, time.monotonic() + seconds)
+            self._hold_until = max(self._hold_until, time.monotonic() + min(seconds, MAX_RETRY_WAIT_S))
 
     def observe(self, status: int, headers: httpx.Headers) -> float | None:
         """Learn from a response; the seconds the server asked to wait, if it did."""
         if not self._adaptive:
             return None
         asked = None
-        if status in (429, 503):
+        if status == 429:
             asked = retry_after_s(headers.get("retry-after"))
-            if asked is None and status == 429:
+            if asked is None:
                 asked = 1  # refused without saying for how long: back off a little
         remaining = _int(headers.get("ratelimit-remaining"))
         if asked is None and remaining is not None and remaining <= 0:
