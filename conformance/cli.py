@@ -27,6 +27,7 @@ from conformance.errors import ConfigError, ExitCode, HarnessError
 from conformance.mocks import faults as fault_catalogue
 from conformance.profiles import REPO_ROOT, load_profile, shipped_profiles
 from conformance.reporting.cli import add_report_commands
+from conformance.requirements.audit import add_requirements_commands
 from conformance.soap.cli import add_soap_commands
 
 SUITES = ("address", "auth", "soap")
@@ -68,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_soap_commands(commands)
     add_pki_commands(commands)
     add_report_commands(commands)
+    add_requirements_commands(commands)
     return parser
 
 

@@ -19,7 +19,12 @@ CATALOGUE = Path(__file__).with_name("catalogue.toml")
 APIS = ("address", "auth", "soap")
 SEVERITIES = ("MUST", "SHOULD", "observation")
 _FIELDS = {"id", "section", "severity", "text"}
-_OPTIONAL = {"untestable"}  # why no check can verify it (client-side or administrative)
+# untestable: why no check can verify it (client-side or administrative);
+# quote: the source's own words that make it what it is (a string or a list of strings):
+#   for a seed, sentences or table rows (cells joined by " | ") verbatim from the seed file;
+#   for an RFC, SOAP 1.1 or WS-I rule, the normative clause with its MUST/REQUIRED/SHALL.
+#   Every MUST requirement has one (conformance.requirements.audit checks it).
+_OPTIONAL = {"untestable", "quote"}
 
 
 @dataclass(frozen=True)
@@ -31,6 +36,7 @@ class Requirement:
     text: str  # the requirement in a few words
     severity: str  # MUST | SHOULD | observation, as the source states it
     untestable: str | None = None  # why no check of a server can verify it; still a gap
+    quote: tuple[str, ...] = ()  # the source's words that make it a MUST (see _OPTIONAL)
 
 
 class CatalogueError(ValueError):
@@ -65,8 +71,17 @@ def _load(path: Path) -> tuple[tuple[str, Requirement], ...]:
             out[entry["id"]] = Requirement(
                 id=entry["id"], api=api, source=name, section=entry["section"],
                 text=entry["text"], severity=entry["severity"], untestable=entry.get("untestable"),
+                quote=_quote(path, entry),
             )
     return tuple(out.items())
+
+
+def _quote(path: Path, entry: dict) -> tuple[str, ...]:
+    quote = entry.get("quote", ())
+    quote = (quote,) if isinstance(quote, str) else quote
+    if not isinstance(quote, (list, tuple)) or not all(isinstance(q, str) and q.strip() for q in quote):
+        raise CatalogueError(f"{path.name}: requirement {entry['id']!r}: quote must be a string or a list of strings")
+    return tuple(quote)
 
 
 def checks_index(checks: list[Check] | None = None) -> dict[str, list[Check]]:

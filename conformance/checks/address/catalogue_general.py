@@ -175,7 +175,7 @@ _define("pagination.beyond_last_page", "Answer to a page beyond the last (200 em
 
 # --- HAL (seed part 1; bag-api.md 4.2) ---------------------------------------------------------------------
 HAL = "part 1 / HAL links"
-_define("hal.self_link_present", "Every 200 resource carries _links.self", ("ADDR-1.hal",), MUST, HAL,
+_define("hal.self_link_present", "Every 200 resource carries _links.self", ("ADDR-1.hal",), SHOULD, HAL,
         proven_by=("self_link_missing",), may_fail_under=("restricted_policy_applied_to_all_keys",))
 _define("hal.self_link_reflects_request", "_links.self reflects the request path and query",
         ("BAGREF-4.2",), SHOULD, HAL, proven_by=("self_link_drops_query",),

@@ -1,0 +1,242 @@
+"""The MUST audit: every MUST check rests on a MUST requirement whose source says so.
+
+A check may only be MUST when one of the requirements it names is a MUST requirement whose
+`quote` in catalogue.toml gives the source's own words: a sentence or table row of a seed
+(verbatim), or the normative clause of an RFC, SOAP 1.1 or WS-I rule (with MUST, REQUIRED or
+SHALL). Where the seed does not fix a behaviour, the check is SHOULD (public behaviour) or an
+observation ("not shown"), whatever the local mock does.
+
+`run_audit()` computes, for every registered check, its severity, its requirements with their
+quotes, and these flags:
+  * a MUST check none of whose requirements is a MUST requirement with a sound quote;
+  * a check naming a requirement the catalogue lacks;
+  * a MUST requirement without a quote, or from the public-behaviour reference (bag-api.md);
+  * a quote of an RFC/SOAP/WS-I MUST requirement that states no MUST, REQUIRED or SHALL;
+  * a seed quote that does not occur in the seed text (compared with whitespace normalised; a
+    quote holding " | " is a table row and matches when its cells are consecutive cells of
+    one row of a seed table).
+`render_markdown()` writes the table published as docs/must-audit.md, and
+`conformance requirements --audit [--out FILE]` (add_requirements_commands, audit_command)
+prints or writes it and exits 1 when anything is flagged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from conformance.checks.registry import Check, registered_checks
+from conformance.errors import ConfigError, ExitCode
+from conformance.profiles import REPO_ROOT
+from conformance.requirements import Requirement, load_requirements
+
+SEEDS_DIR = REPO_ROOT.parent / "shared" / "seeds"  # the workspace's seed files (CI has them)
+DOC = REPO_ROOT / "docs" / "must-audit.md"
+NORMATIVE = re.compile(r"\b(MUST|REQUIRED|SHALL)\b")
+PUBLIC_BEHAVIOUR_PREFIX = "BAGREF-"  # bag-api.md: SHOULD and observation only
+CELL_SEPARATOR = " | "
+
+
+@dataclass(frozen=True)
+class RequirementAudit:
+    id: str
+    severity: str
+    source: str
+    quote: tuple[str, ...]
+    flags: tuple[str, ...]
+
+    @property
+    def quoted_must(self) -> bool:
+        """A MUST requirement whose quote holds up: the basis a MUST check needs."""
+        return self.severity == "MUST" and bool(self.quote) and not self.flags
+
+
+@dataclass(frozen=True)
+class CheckAudit:
+    id: str
+    severity: str
+    requirements: tuple[RequirementAudit, ...]  # in the check's order; unknown ids left out
+    unknown: tuple[str, ...]  # requirement ids the catalogue lacks
+    flags: tuple[str, ...]
+
+    @property
+    def basis(self) -> tuple[str, ...]:
+        return tuple(r.id for r in self.requirements if r.quoted_must)
+
+
+@dataclass(frozen=True)
+class Audit:
+    checks: tuple[CheckAudit, ...]
+    requirements: tuple[RequirementAudit, ...]
+
+    @property
+    def flagged(self) -> list[tuple[str, str]]:
+        """(check or requirement id, flag) for everything the audit flags."""
+        return [(r.id, f) for r in self.requirements for f in r.flags] + [
+            (c.id, f) for c in self.checks for f in c.flags]
+
+
+# --------------------------------------------------------------------------- seed text
+def seed_file_of(source: str) -> str | None:
+    """The seed file a catalogue source names ("seed 000_….txt part 4 (…)"), else None."""
+    match = re.match(r"seed (\S+\.txt)\b", source)
+    return match.group(1) if match else None
+
+
+def _normalise(text: str) -> str:
+    return " ".join(text.split())
+
+
+@dataclass(frozen=True)
+class SeedText:
+    """One seed file, prepared for quote lookup."""
+
+    flat: str  # the whole text, whitespace normalised
+    rows: tuple[tuple[str, ...], ...]  # the cells of every table row, normalised
+
+    @classmethod
+    def read(cls, path: Path) -> SeedText:
+        text = path.read_text(encoding="utf-8")
+        rows = tuple(
+            tuple(_normalise(cell) for cell in line.strip().strip("|").split("|"))
+            for line in text.splitlines()
+            if line.lstrip().startswith("|") and not re.fullmatch(r"[\s|:-]+", line)
+        )
+        return cls(_normalise(text), rows)
+
+    def holds(self, quote: str) -> bool:
+        if CELL_SEPARATOR in quote:
+            cells = tuple(_normalise(c) for c in quote.split(CELL_SEPARATOR))
+            return any(row[i:i + len(cells)] == cells for row in self.rows for i in range(len(row)))
+        return _normalise(quote) in self.flat
+
+
+@lru_cache(maxsize=8)
+def _seed_text(path: Path) -> SeedText:
+    return SeedText.read(path)
+
+
+# --------------------------------------------------------------------------- the audit
+def _requirement_flags(req: Requirement, seeds_dir: Path) -> tuple[str, ...]:
+    flags: list[str] = []
+    seed = seed_file_of(req.source)
+    if req.severity == "MUST":
+        if req.id.startswith(PUBLIC_BEHAVIOUR_PREFIX):
+            flags.append("MUST from the public-behaviour reference: only a seed or an RFC makes a MUST")
+        if not req.quote:
+            flags.append("MUST without a quote of its source")
+        elif seed is None and not any(NORMATIVE.search(q) for q in req.quote):
+            flags.append("the quote states no MUST, REQUIRED or SHALL")
+    if seed is not None and req.quote:
+        path = seeds_dir / seed
+        if not path.is_file():
+            flags.append(f"seed file {seed} not found in {seeds_dir}")
+        else:
+            flags += [f"quote not in {seed}: {q!r}" for q in req.quote if not _seed_text(path).holds(q)]
+    return tuple(flags)
+
+
+def run_audit(
+    checks: list[Check] | None = None,
+    requirements: dict[str, Requirement] | None = None,
+    seeds_dir: Path = SEEDS_DIR,
+) -> Audit:
+    """Audit the registry's checks (or `checks`) against the catalogue (or `requirements`)."""
+    checks = registered_checks() if checks is None else checks
+    requirements = load_requirements() if requirements is None else requirements
+    audited = {
+        rid: RequirementAudit(rid, req.severity, req.source, req.quote, _requirement_flags(req, seeds_dir))
+        for rid, req in requirements.items()
+    }
+    out: list[CheckAudit] = []
+    for check in sorted(checks, key=lambda c: c.id):
+        named = tuple(audited[r] for r in check.requirements if r in audited)
+        unknown = tuple(r for r in check.requirements if r not in audited)
+        flags = [f"names {r}, which the requirement catalogue lacks" for r in unknown]
+        if str(check.severity) == "MUST" and not any(r.quoted_must for r in named):
+            flags.append("MUST check with no quoted MUST requirement: lower it or name the requirement that makes it a MUST")
+        out.append(CheckAudit(check.id, str(check.severity), named, unknown, tuple(flags)))
+    return Audit(tuple(out), tuple(audited.values()))
+
+
+# --------------------------------------------------------------------------- rendering
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(audit: Audit) -> str:
+    by_severity = {s: sum(1 for c in audit.checks if c.severity == s) for s in ("MUST", "SHOULD", "observation")}
+    musts = [r for r in audit.requirements if r.severity == "MUST"]
+    lines = [
+        "# MUST audit",
+        "",
+        "Generated by `conformance requirements --audit --out docs/must-audit.md` from the check registry",
+        "and conformance/requirements/catalogue.toml; tests/test_must_audit.py fails when this file is",
+        "stale. Do not edit it by hand.",
+        "",
+        "A check may be MUST only when a requirement it names is a MUST requirement whose quote gives the",
+        "source's own words: a sentence or table row of a seed (verbatim; a row as its cells joined by",
+        "\" | \"), or an RFC, SOAP 1.1 or WS-I clause with MUST, REQUIRED or SHALL. Where the seed does not",
+        "fix a behaviour, the check is SHOULD (public behaviour) or an observation (\"not shown\").",
+        "",
+        f"Checks: {len(audit.checks)} ({by_severity['MUST']} MUST, {by_severity['SHOULD']} SHOULD, "
+        f"{by_severity['observation']} observation). Requirements: {len(audit.requirements)} "
+        f"({len(musts)} MUST, {sum(1 for r in musts if r.quote)} of them quoted). "
+        f"Flagged: {len(audit.flagged)}.",
+        "",
+        "## Checks",
+        "",
+        "| check | severity | requirements | MUST basis | flags |",
+        "|---|---|---|---|---|",
+    ]
+    for c in audit.checks:
+        named = ", ".join([f"{r.id} ({r.severity})" for r in c.requirements] + [f"{r} (?)" for r in c.unknown])
+        basis = ", ".join(c.basis) if c.severity == "MUST" else ""
+        lines.append(f"| `{c.id}` | {c.severity} | {_cell(named)} | {_cell(basis)} | {_cell('; '.join(c.flags))} |")
+    lines += ["", "## Requirements and their quotes", "",
+              "| requirement | severity | source | quote | flags |", "|---|---|---|---|---|"]
+    for r in audit.requirements:
+        quote = " ".join(f"“{q}”" for q in r.quote)
+        lines.append(f"| {r.id} | {r.severity} | {_cell(r.source)} | {_cell(quote)} | {_cell('; '.join(r.flags))} |")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- CLI
+def add_requirements_commands(subparsers: Any) -> None:
+    """Add `requirements --audit [--out FILE] [--seeds DIR]` to the main CLI's subparsers."""
+    parser = subparsers.add_parser("requirements", help="the requirement catalogue: --audit checks every MUST")
+    parser.add_argument("--audit", action="store_true",
+                        help="audit every MUST check against the seed quotes; exit 1 when anything is flagged")
+    parser.add_argument("--out", type=Path, metavar="FILE",
+                        help="write the audit table (Markdown) here, e.g. docs/must-audit.md (default: print it)")
+    parser.add_argument("--seeds", type=Path, metavar="DIR", default=SEEDS_DIR,
+                        help=f"folder holding the seed files (default: {SEEDS_DIR})")
+    parser.set_defaults(handler=audit_command)
+
+
+def audit_command(args: argparse.Namespace) -> int:
+    if not args.audit:
+        raise ConfigError("requirements: give --audit (the only action so far)")
+    if not args.seeds.is_dir():
+        raise ConfigError(f"requirements --audit: the seed files are not at {args.seeds}; give --seeds DIR")
+    audit = run_audit(seeds_dir=args.seeds)
+    table = render_markdown(audit)
+    if args.out is None:
+        sys.stdout.write(table)
+    else:
+        try:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(table, encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"requirements --audit: cannot write {args.out}: {exc.strerror or exc}") from None
+        print(f"MUST audit of {len(audit.checks)} checks written to {args.out}")
+    report = sys.stderr if args.out is None else sys.stdout
+    for subject, flag in audit.flagged:
+        print(f"FLAGGED {subject}: {flag}", file=report)
+    print(f"MUST audit: {len(audit.flagged)} flagged", file=report)
+    return int(ExitCode.MUST_FAILED if audit.flagged else ExitCode.OK)

@@ -1,0 +1,119 @@
+"""The MUST audit: every MUST check rests on a quoted MUST requirement, every seed quote is in
+the seed, and docs/must-audit.md is the table the audit renders now (so it never goes stale).
+
+Regenerate the table with: conformance requirements --audit --out docs/must-audit.md
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from conformance.checks.registry import Check, Severity, registered_checks
+from conformance.profiles import REPO_ROOT
+from conformance.requirements import Requirement, load_requirements
+from conformance.requirements.audit import DOC, SeedText, audit_command, render_markdown, run_audit
+
+SEEDS = REPO_ROOT.parent / "shared" / "seeds"
+SEED_000 = "seed 000_cca6f102b48e2c17.txt part 4 (Endpoints)"
+
+
+@pytest.fixture(scope="module")
+def seeds() -> Path:
+    if not SEEDS.is_dir():
+        pytest.skip(f"the seed files are not at {SEEDS} (the workspace's shared/seeds; CI has them)")
+    return SEEDS
+
+
+def _flags(audit) -> str:
+    return "\n".join(f"{subject}: {flag}" for subject, flag in audit.flagged)
+
+
+def test_the_audit_flags_nothing(seeds: Path) -> None:
+    audit = run_audit(seeds_dir=seeds)
+    assert not audit.flagged, "MUST audit:\n" + _flags(audit)
+
+
+def test_every_must_check_names_a_quoted_must_requirement(seeds: Path) -> None:
+    audit = run_audit(seeds_dir=seeds)
+    must = [c for c in audit.checks if c.severity == "MUST"]
+    assert must and all(c.basis for c in must)
+    assert len(audit.checks) == len(registered_checks())
+
+
+def test_every_seed_quote_occurs_in_the_seed(seeds: Path) -> None:
+    missing = []
+    for req in load_requirements().values():
+        if req.source.startswith("seed ") and req.quote:
+            seed = SeedText.read(seeds / req.source.split()[1])
+            missing += [f"{req.id}: {q!r}" for q in req.quote if not seed.holds(q)]
+    assert not missing, "quotes not found in their seed:\n" + "\n".join(missing)
+
+
+def test_every_must_requirement_is_quoted() -> None:
+    unquoted = [r.id for r in load_requirements().values() if r.severity == "MUST" and not r.quote]
+    assert not unquoted
+
+
+def test_the_published_table_is_current(seeds: Path) -> None:
+    fresh = render_markdown(run_audit(seeds_dir=seeds))
+    assert DOC.is_file() and DOC.read_text(encoding="utf-8") == fresh, (
+        "docs/must-audit.md is stale: run `conformance requirements --audit --out docs/must-audit.md`")
+
+
+# --- the audit itself can fail: each flag on a made-up catalogue ---------------------------------
+def _req(rid: str, severity: str, quote: tuple[str, ...], source: str = SEED_000) -> Requirement:
+    return Requirement(rid, "address", source, "s", "t", severity, quote=quote)
+
+
+def _check(*requirements: str, severity: Severity = Severity.MUST) -> Check:
+    return Check("address.x.y", "t", requirements, severity, "address")
+
+
+def test_a_must_check_without_a_quoted_must_requirement_is_flagged(seeds: Path) -> None:
+    reqs = {"A": _req("A", "SHOULD", ()), "B": _req("B", "MUST", ())}
+    audit = run_audit([_check("A", "B")], reqs, seeds)
+    assert ("address.x.y", next(f for f in audit.checks[0].flags if f.startswith("MUST check"))) in audit.flagged
+    assert ("B", "MUST without a quote of its source") in audit.flagged
+    # the same check as SHOULD needs no MUST basis
+    assert not run_audit([_check("A", severity=Severity.SHOULD)], {"A": reqs["A"]}, seeds).flagged
+
+
+def test_a_quote_the_seed_does_not_hold_is_flagged(seeds: Path) -> None:
+    sentence = "All operations are HTTP GET and read-only."
+    ok = {"A": _req("A", "MUST", (sentence, "page | query | integer | no | 1 | minimum 1"),
+                    source="seed 000_cca6f102b48e2c17.txt part 1 (What the service does)")}
+    assert not run_audit([_check("A")], ok, seeds).flagged
+    for wrong in ("All operations are HTTP GET or POST.", "page | query | integer | no | 2 | minimum 1",
+                  "page | 1"):  # a row's cells must be consecutive
+        audit = run_audit([_check("A")], {"A": _req("A", "MUST", (wrong,))}, seeds)
+        assert any(f.startswith("quote not in 000_") for _, f in audit.flagged), wrong
+        assert audit.checks[0].flags  # and the check loses its basis
+
+
+def test_a_whitespace_difference_is_no_mismatch(seeds: Path) -> None:
+    quote = "All operations  are HTTP GET\nand read-only."
+    assert not run_audit([_check("A")], {"A": _req("A", "MUST", (quote,))}, seeds).flagged
+
+
+def test_an_rfc_quote_needs_a_normative_keyword_and_public_behaviour_is_never_must(seeds: Path) -> None:
+    rfc = {"R": _req("R", "MUST", ("The server responds with 400.",), source="RFC 6749 (OAuth 2.0)")}
+    assert ("R", "the quote states no MUST, REQUIRED or SHALL") in run_audit([_check("R")], rfc, seeds).flagged
+    rfc = {"R": _req("R", "MUST", ("The server MUST respond.",), source="RFC 6749 (OAuth 2.0)")}
+    assert not run_audit([_check("R")], rfc, seeds).flagged
+    public = {"BAGREF-9": _req("BAGREF-9", "MUST", ("x",), source="bag-api.md (public behaviour reference)")}
+    assert run_audit([_check("BAGREF-9")], public, seeds).checks[0].flags
+
+
+def test_an_unknown_requirement_is_flagged(seeds: Path) -> None:
+    audit = run_audit([_check("NOPE-1")], {}, seeds)
+    assert audit.checks[0].unknown == ("NOPE-1",) and len(audit.checks[0].flags) == 2
+
+
+def test_the_command_writes_the_table_and_exits_by_the_flags(seeds: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "audit.md"
+    code = audit_command(argparse.Namespace(audit=True, out=out, seeds=seeds))
+    assert code == 0 and out.read_text(encoding="utf-8") == render_markdown(run_audit(seeds_dir=seeds))
+    assert "MUST audit: 0 flagged" in capsys.readouterr().out
