@@ -6,21 +6,12 @@ is unset: in CI a missing peer fails, so the tier cannot silently run nothing.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import prism_peer
 import pytest
-
-
-def require_peer(missing: str | None, peer: str) -> None:
-    """Skip (or, with CI set, fail) when `missing` says why the peer cannot run."""
-    if missing is None:
-        return
-    if os.environ.get("CI"):
-        pytest.fail(f"{missing}: the interop tier must run in CI ({peer})", pytrace=False)
-    pytest.skip(f"{missing}: the {peer} interop peer cannot run (set up with scripts/bootstrap)")
+from peers import require_peer
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import select
 import shutil
 import string
 import subprocess
@@ -29,6 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from peers import read_first_line, require_peer
 from verdicts import differences as verdict_differences
 from verdicts import load_expected, outcomes_by_check
 
@@ -65,20 +65,7 @@ def _require_node() -> None:
         missing = "Node.js is not installed (node not on PATH)"
     elif not PACKAGE.is_file():
         missing = "oidc-provider is not installed (npm ci --prefix tools)"
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail(f"{missing}: the interop tier must run in CI")
-        pytest.skip(f"{missing}: the oidc-provider interop peer cannot run")
-
-
-def _read_line(proc: subprocess.Popen[str], deadline: float) -> str:
-    """The server's first stdout line, waiting at most until `deadline`."""
-    assert proc.stdout is not None
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
-        if ready:
-            return proc.stdout.readline()
-    return ""
+    require_peer(missing, "oidc-provider")
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +98,7 @@ def oidc_peer(request: pytest.FixtureRequest, peer_pki: tuple[Path, Path], tmp_p
             stdout=subprocess.PIPE, stderr=stderr, text=True, cwd=ROOT,
         )
     try:
-        line = _read_line(proc, time.monotonic() + START_TIMEOUT_S)
+        line = read_first_line(proc, time.monotonic() + START_TIMEOUT_S)
         if not line.startswith("listening "):
             pytest.fail(f"the oidc-provider peer ({config}) did not start: {line!r}\n{log.read_text()[-3000:]}")
         yield config, line.split()[1]

@@ -14,7 +14,6 @@ import contextlib
 import importlib.util
 import json
 import os
-import select
 import shutil
 import subprocess
 import sys
@@ -25,6 +24,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from peers import read_first_line, require_peer
 from verdicts import differences, load_expected, outcomes_by_check
 
 from conformance.checks.soap.catalogue import ALL_CHECKS
@@ -44,21 +44,8 @@ RUN_TIMEOUT_S = 300.0
 
 # ---------------------------------------------------------------- the peer
 def _require_spyne() -> None:
-    if importlib.util.find_spec("spyne") is None:
-        message = "spyne is not installed (a dev dependency: pip install -e '.[dev]')"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-
-
-def _read_line(proc: subprocess.Popen[str], deadline: float) -> str:
-    """The server's first stdout line, waiting at most until `deadline`."""
-    assert proc.stdout is not None
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
-        if ready:
-            return proc.stdout.readline()
-    return ""
+    missing = "spyne is not installed (a dev dependency)" if importlib.util.find_spec("spyne") is None else None
+    require_peer(missing, "spyne SOAP server")
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +58,7 @@ def spyne_peer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                                 stderr=stderr, text=True, cwd=ROOT)
     try:
         deadline = time.monotonic() + START_TIMEOUT_S
-        line = _read_line(proc, deadline)
+        line = read_first_line(proc, deadline)
         if not line.startswith("listening "):
             pytest.fail(f"the spyne server did not start: {line!r}\n{log.read_text()[-3000:]}")
         url = line.split()[1]
