@@ -102,7 +102,14 @@ def test_auth_real_environment_needs_its_urls(tmp_path: Path) -> None:
     text = VALID + """
 [services.auth]
 mock = false
+filing_base = "https://api.vendor.example"
+"""
+    with pytest.raises(ConfigError, match=r"services\.auth\.auth_url"):
+        load_profile(write(tmp_path, text))
+    # the resource servers are optional: a deployment without them has none
+    text = VALID + """
+[services.auth]
+mock = false
 auth_url = "https://auth.vendor.example"
 """
-    with pytest.raises(ConfigError, match=r"services\.auth\.filing_base"):
-        load_profile(write(tmp_path, text))
+    assert load_profile(write(tmp_path, text)).auth.resource_servers == ()

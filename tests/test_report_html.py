@@ -96,7 +96,7 @@ def test_the_report_shows_the_runs_totals_in_chromium(tmp_path: Path) -> None:
     assert counts.get("total") == len(RESULTS), counts
     assert (counts.get("passed"), counts.get("failed"), counts.get("skipped")) == (3, 1, 1), counts
     attachments = re.search(r"Global Attachments\s*<small[^>]*>(\d+)</small>", dom)
-    assert attachments and attachments.group(1) == "2", "the conformance matrix (HTML and markdown)"
+    assert attachments and attachments.group(1) == "3", "the conformance matrix (HTML and markdown), the root causes"
     assert "harness.version" in dom  # environment.properties, shown as metadata
 
 
