@@ -2,7 +2,8 @@
 
     conformance run      [--profile P] [--suite address|auth|soap ...] [--report-dir D] [--mock-fault F ...] [-- PYTEST_ARGS]
     conformance mock     [--profile P] [--fault F ...] | --list-faults
-    conformance profiles
+    conformance profiles | profile new NAME
+    conformance discover --profile P [--all] [--dry-run]
     conformance soap validate FILE...
     conformance pki init --out DIR | pki show DIR
     conformance report [RUN_DIR] [--open] | diff OLD_RUN NEW_RUN
@@ -28,6 +29,7 @@ from conformance.mocks import faults as fault_catalogue
 from conformance.profiles import REPO_ROOT, load_profile, shipped_profiles
 from conformance.reporting.cli import add_report_commands
 from conformance.requirements.audit import add_requirements_commands
+from conformance.samples.cli import add_discover_command
 from conformance.soap.cli import add_soap_commands
 
 SUITES = ("address", "auth", "soap")
@@ -66,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--out", type=Path, help="file or directory to write (default: ./NAME.toml)")
     new.set_defaults(handler=cmd_profile_new)
 
+    add_discover_command(commands)
     add_soap_commands(commands)
     add_pki_commands(commands)
     add_report_commands(commands)

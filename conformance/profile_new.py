@@ -40,6 +40,7 @@ base_url = "https://<host>/lvbag/individuelebevragingen/v2"   # the API's {{base
 # openapi = "<its-openapi.yaml>"      # its own description (a path relative to this file, or a URL); default: ours
 # timeout_s = 10                      # per read; the whole request is bounded by [limits] deadline_s
 # restricted_paths = {list(MOCK_RESTRICTED_PATHS)!r}   # what the restricted key has no rights for (absent: those checks do not apply)
+# verify_samples = true               # a run first checks every sample against its contract (false: an example server)
 
 [services.address.secrets]            # environment variable names, never values
 api_key = "{p}_API_KEY"
@@ -51,7 +52,8 @@ api_key = "{p}_API_KEY"
 # registry_prefix = "Registry-"       # how the deployment names the seed's Registry-* headers (e.g. "Kadaster-")
 # api_key = "X-Api-Key"               # the header that carries the API key
 
-[services.address.samples]            # objects the checks start from, each meeting its contract (README, "Samples")
+[services.address.samples]            # objects the checks start from, each meeting its contract (README, "Samples");
+                                      # `conformance discover --profile <this file>` finds and writes them
 {samples}
 
 # --- the authorization server (specification 001, part a) ---------------------------------------
@@ -147,7 +149,8 @@ next steps:
      one bad-material client per JWKS document (no_x5c, untrusted, expired), the test OIN at exactly
      one customer, the "twice" OIN at two customers, and the "unregistered" OIN at none
      (conformance pki show pki-{name} prints the OIN, the kids and the JWKS URL to register)
-  4. conformance run --profile {path} --suite address      # a first report under reports/
+  4. conformance discover --profile {path}                 # finds the address samples and writes them in
+  5. conformance run --profile {path} --suite address      # a first report under reports/
 """
 
 

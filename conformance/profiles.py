@@ -123,6 +123,9 @@ PROFILE_SCHEMA: dict[str, Any] = {
                             "additionalProperties": False,
                             "properties": {name: {"type": "string", "minLength": 1} for name in ADDRESS_SAMPLES},
                         },
+                        # false: run with the samples as given (an example server whose data
+                        # cannot meet the contracts); default: a run validates them first.
+                        "verify_samples": {"type": "boolean"},
                         # Paths (relative to base_url) the restricted key has no rights for.
                         "restricted_paths": {
                             "type": "array",
@@ -314,6 +317,9 @@ class AddressService:
     # seed says only "a caller without rights for the address: 403"). Empty: the checks
     # of the restricted key do not apply. A mock profile defaults to the mock's own.
     restricted_paths: tuple[str, ...] = ()
+    # A run validates the samples against their contracts first (exit 2 for one that misses
+    # it); false runs with them as given, for an example server whose data cannot meet them.
+    verify_samples: bool = True
 
     def header(self, seed_name: str) -> str:
         """Map a header name as the seed writes it to this deployment's name."""
@@ -464,6 +470,7 @@ def _build(raw: dict[str, Any], path: Path) -> Profile:
             registry_prefix=headers.get("registry_prefix", "Registry-"),
             api_key_header=headers.get("api_key", "X-Api-Key"),
             samples=dict(svc.get("samples", {})),
+            verify_samples=bool(svc.get("verify_samples", True)),
             restricted_paths=tuple(
                 p.rstrip("/") or "/" for p in svc.get("restricted_paths", MOCK_RESTRICTED_PATHS if svc["mock"] else ())
             ),

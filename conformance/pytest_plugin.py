@@ -186,7 +186,31 @@ def _prepare_run(config: pytest.Config) -> RunState:
         state.secrets.update(cluster.secrets)
         state.samples.update(cluster.samples)
     state.secrets.update(secrets)
+    address = profile.address
+    if address is not None and address.samples and address.verify_samples and "address" in state.urls \
+            and _runs_suite(config, "address"):
+        _validate_samples(profile, state)
     return state
+
+
+def _runs_suite(config: pytest.Config, suite: str) -> bool:
+    target = SUITES_DIR / suite
+    args = [Path(a.split("::")[0]).resolve() for a in config.args] or [Path.cwd()]
+    return any(a == target or target in a.parents or a in target.parents for a in args)
+
+
+def _validate_samples(profile: Profile, state: RunState) -> None:
+    """Every sample the profile names meets its contract, or the run stops here (exit 2)
+    naming the sample and what it lacks: a wrong sample is no conformance failure."""
+    import sys
+
+    from conformance.samples.session import address_api, getter, validate
+
+    api = address_api(profile, state.urls["address"], state.secrets)
+    try:
+        validate(profile, getter(api), log=lambda line: print(f"conformance: {line}", file=sys.stderr))
+    finally:
+        api.close()
 
 
 def resolve_secrets(profile: Profile) -> dict[str, str]:

@@ -1,0 +1,1 @@
+"""Address samples: their contracts, verified on the server, and their discovery."""

@@ -1,0 +1,340 @@
+"""Find every address sample from the server itself (`conformance discover`).
+
+Only ordinary read-only queries of seed part 4, through the run's paced and bounded client:
+  1. a few addresses from a free-text search `q` (or from the samples the profile already
+     has): a street, a residence place, an addressable object and its location;
+  2. the objects of 500 m squares around that location (bbox, at most 250000 m2), square by
+     square outwards until all three kinds, an end status, a long history and a full
+     building have turned up;
+  3. the addresses of the streets met, with and without inclusiefEindStatus;
+and each candidate is verified against its contract (contracts.py) before it is taken.
+Every step stops at the request budget it is given.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from conformance.checks.address import endpoints as E
+from conformance.checks.finding import Finding
+from conformance.http.client import BudgetExhausted
+from conformance.samples import contracts as C
+from conformance.samples.contracts import Get, Lacks, Unverifiable, Verdict
+
+# Words of Dutch public-space names: berths lie on havens, kades and grachten, pitches in
+# woonwagen parks; the rest finds ordinary streets.
+SEARCH_TERMS = ("woonwagen", "haven", "gracht", "kade", "straat", "weg")
+SQUARE_M = 499.0                     # just under 250000 m2
+MAX_SQUARES = 9                      # the first square and its eight neighbours
+CANDIDATES_PER_SAMPLE = 4
+BUILDINGS_READ = 6                   # buildings whose addresses are read
+STREETS_WALKED = 12                  # public spaces whose addresses are read, at most
+MAX_PLACES = 6                       # centres whose surroundings are searched
+
+
+class OutOfBudget(Exception):
+    pass
+
+
+@dataclass
+class Harvest:
+    """What the queries turned up, as the server rendered it."""
+
+    addresses: dict[str, dict[str, Any]] = field(default_factory=dict)
+    objects: dict[str, dict[str, Any]] = field(default_factory=dict)
+    full_squares: list[str] = field(default_factory=list)   # bboxes holding all three kinds
+    ended_addresses: list[str] = field(default_factory=list)
+    streets_walked: set[str] = field(default_factory=set)
+    streets_ended: set[str] = field(default_factory=set)
+
+
+class Discovery:
+    def __init__(self, get: Get, *, budget: int = 400, log: Callable[[str], None] = lambda _: None) -> None:
+        self._get, self._budget, self._log = get, budget, log
+        self.sent = 0
+        self.harvest = Harvest()
+
+    # ------------------------------------------------------------------ bounded access
+    def get(self, path: str, params: Iterable[tuple[str, str]] = ()) -> Any:
+        if self.sent >= self._budget:
+            raise OutOfBudget(f"discovery budget of {self._budget} requests used up")
+        self.sent += 1
+        return self._get(path, list(params))
+
+    def _items(self, path: str, params: list[tuple[str, str]], name: str, pages: int = 1) -> list[dict[str, Any]]:
+        try:
+            return C.items(self.get, path, params, name, pages)
+        except C.Unanswered:
+            raise
+        except (Lacks, Unverifiable) as why:
+            self._log(f"  {path} {params}: {why}")
+            return []
+
+    # ------------------------------------------------------------------ harvesting
+    def start(self, known: dict[str, str], terms: Iterable[str] = SEARCH_TERMS) -> None:
+        """Addresses to start from: the profile's own address samples and a search per term."""
+        for name in ("nummeraanduiding", "nummeraanduiding_nevenadres"):
+            if known.get(name):
+                with _quiet():
+                    self._add_addresses([C.address(self.get, known[name])])
+        for term in terms:
+            # Extended addresses carry the object's type and geometry (bag-api.md 3.3).
+            found = self._items("/adressenuitgebreid", [("q", term)], "adressen")
+            self._add_addresses(found or self._items("/adressen", [("q", term)], "adressen"))
+        if not self.harvest.addresses:
+            raise Unverifiable("no address found to start from (a search with q found none)")
+
+    def _add_addresses(self, found: list[dict[str, Any]]) -> None:
+        for a in found:
+            ident = a.get("nummeraanduidingIdentificatie")
+            if isinstance(ident, str):
+                self.harvest.addresses.setdefault(ident, a)
+
+    def squares(self) -> None:
+        """Objects of 500 m squares around a located object of each residence place met,
+        outwards, until every kind of object a sample needs has turned up."""
+        offsets = [(0, 0), (1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1)][:MAX_SQUARES]
+        for x, y in self._locations():
+            for dx, dy in offsets:
+                x1, y1 = x - SQUARE_M / 2 + dx * SQUARE_M, y - SQUARE_M / 2 + dy * SQUARE_M
+                self._square(f"{x1:.0f},{y1:.0f},{x1 + SQUARE_M:.0f},{y1 + SQUARE_M:.0f}")
+                if self._enough():
+                    return
+
+    def _square(self, box: str) -> None:
+        found = self._items("/adresseerbareobjecten", [("bbox", box)], "adresseerbareObjecten", pages=5)
+        kinds = set()
+        for item in found:
+            with _quiet():
+                self.harvest.objects.setdefault(E.object_id(item), item)
+                kinds.add(E.object_type(item))
+        if kinds >= set(E.OBJECT_TYPES):
+            self.harvest.full_squares.append(box)
+
+    def _locations(self) -> Iterator[tuple[float, float]]:
+        """Centres to search around: a pitch, a berth, then an object of each residence place
+        met (the rarest kinds first), at most MAX_PLACES."""
+        rank = {"standplaats": 0, "ligplaats": 1}
+        seen: set[tuple[Any, Any]] = set()
+        ordered = sorted(self.harvest.addresses.values(),
+                         key=lambda a: rank.get(str(a.get("typeAdresseerbaarObject", "")).lower(), 2))
+        centres = 0
+        for a in ordered:
+            kind = str(a.get("typeAdresseerbaarObject", "")).lower()
+            key = (kind if kind in rank else None, a.get("woonplaatsIdentificatie"))
+            if key in seen or centres >= MAX_PLACES:
+                continue
+            seen.add(key)
+            box = E.envelope(a.get("adresseerbaarObjectGeometrie"))
+            ident = a.get("adresseerbaarObjectIdentificatie")
+            if box is None and isinstance(ident, str):
+                with _quiet():
+                    _, data = C.addressable_object(self.get, ident)
+                    box = E.envelope(E.object_data(data).get("geometrie"))
+            if box is not None:
+                centres += 1
+                yield (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+
+    def _enough(self) -> bool:
+        objs = list(self.harvest.objects.values())
+        kinds = Counter(E.object_type(o) for o in objs)
+        return (bool(self.harvest.full_squares) and all(kinds[k] for k in E.OBJECT_TYPES)
+                and any(C.status_of(o) in C.END_STATUSES for o in objs)
+                and any(_versie(o) >= C.HISTORY_MIN_OCCURRENCES for o in objs)
+                and max(self._building_counts().values(), default=0) >= C.PAND_MIN_OBJECTS)
+
+    def _building_counts(self) -> Counter[str]:
+        return Counter(b for o in self.harvest.objects.values() for b in _safe(E.buildings, o, []))
+
+    def buildings_addresses(self) -> None:
+        """The addresses of the fullest buildings of the first square holding every kind of
+        object (else of all squares): the streets of a mixed quarter, where addresses with
+        letters and additions are likeliest."""
+        objects = list(self.harvest.objects.values())
+        if self.harvest.full_squares:
+            box = E.parse_bbox(self.harvest.full_squares[0])
+            objects = [o for o in objects
+                       if (env := E.envelope(_safe(E.object_data, o, {}).get("geometrie"))) and E.boxes_meet(env, box)]
+        counts = Counter(b for o in objects for b in _safe(E.buildings, o, []))
+        for pand, _ in counts.most_common(BUILDINGS_READ):
+            self._add_addresses(self._items("/adressen", [("pandIdentificatie", pand)], "adressen"))
+
+    def streets(self) -> list[str]:
+        """Public spaces met, those with letter or addition variants first, then by how many
+        harvested addresses lie on them."""
+        counts: Counter[str] = Counter()
+        variants: Counter[str] = Counter()
+        for a in self.harvest.addresses.values():
+            street = a.get("openbareRuimteIdentificatie")
+            if isinstance(street, str):
+                counts[street] += 1
+                variants[street] += bool(a.get("huisletter") or a.get("huisnummertoevoeging"))
+        return sorted(counts, key=lambda s: (-variants[s], -counts[s]))
+
+    def walk_street(self, street: str, *, ended: bool = False) -> list[dict[str, Any]]:
+        """The current addresses of a public space; with `ended`, also note those returned
+        only with inclusiefEindStatus=true."""
+        if street not in self.harvest.streets_walked:
+            self.harvest.streets_walked.add(street)
+            self._add_addresses(self._items("/adressen", [("openbareRuimteIdentificatie", street)], "adressen", pages=3))
+        current = [a for a in self.harvest.addresses.values() if a.get("openbareRuimteIdentificatie") == street]
+        if ended and street not in self.harvest.streets_ended:
+            self.harvest.streets_ended.add(street)
+            ids = {a.get("nummeraanduidingIdentificatie") for a in current}
+            with_ended = self._items("/adressen", [("openbareRuimteIdentificatie", street), ("inclusiefEindStatus", "true")],
+                                     "adressen", pages=3)
+            self.harvest.ended_addresses += [a["nummeraanduidingIdentificatie"] for a in with_ended
+                                             if isinstance(a.get("nummeraanduidingIdentificatie"), str)
+                                             and a["nummeraanduidingIdentificatie"] not in ids]
+        return current
+
+
+def _versie(item: dict[str, Any]) -> int:
+    value = _safe(E.voorkomen, item, {}).get("versie")
+    return value if isinstance(value, int) else int(value) if isinstance(value, str) and value.isdigit() else 0
+
+
+def _safe(fn: Callable[[Any], Any], item: Any, default: Any) -> Any:
+    try:
+        return fn(item)
+    except Finding:
+        return default
+
+
+class _quiet:
+    """A harvested item the checks' readers cannot read is passed over: discovery is not the judge."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> bool:
+        return (kind is not None and issubclass(kind, (Finding, Lacks, Unverifiable))
+                and not issubclass(kind, C.Unanswered))
+
+
+# --------------------------------------------------------------------------- candidates per sample
+def candidates(d: Discovery, name: str, found: dict[str, str]) -> Iterator[str]:
+    h = d.harvest
+    objs = list(h.objects.values())
+
+    def of_kind(kind: str, current: bool = True) -> Iterator[str]:
+        for o in objs:
+            if _safe(E.object_type, o, None) == kind and (C.is_current(o) if current else True):
+                yield E.object_id(o)
+
+    if name == "verblijfsobject":
+        for o in objs:
+            if (_safe(E.object_type, o, None) == "verblijfsobject" and C.is_current(o) and E.side_addresses(o)
+                    and len(E.buildings(o)) >= 2 and E.gebruiksdoelen(o) and E.oppervlakte(o) is not None):
+                yield E.object_id(o)
+    elif name in ("ligplaats", "standplaats"):
+        yield from of_kind(name)
+    elif name == "adresseerbaarobject_eindstatus":
+        yield from (E.object_id(o) for o in objs if C.status_of(o) in C.END_STATUSES)
+    elif name == "adresseerbaarobject_historie":
+        ranked = sorted((o for o in objs if _versie(o) >= C.HISTORY_MIN_OCCURRENCES), key=_versie, reverse=True)
+        yield from (E.object_id(o) for o in ranked)
+    elif name == "historie_datum":
+        yield from _history_days(d, found.get("adresseerbaarobject_historie"))
+    elif name == "pand":
+        yield from (b for b, n in d._building_counts().most_common() if n >= 10)
+    elif name == "bbox":
+        yield from h.full_squares
+    elif name == "nummeraanduiding_nevenadres":
+        yield from (s for o in objs for s in _safe(E.side_addresses, o, []))
+    elif name in ("openbareruimte", "woonplaats", "nummeraanduiding", "nummeraanduiding_eindstatus"):
+        yield from _from_streets(d, name)
+    elif name in ("unknown_adresseerbaarobject", "unknown_nummeraanduiding"):
+        known = found.get("verblijfsobject" if name == "unknown_adresseerbaarobject" else "nummeraanduiding")
+        if known and len(known) > 10 and known.isdigit():
+            yield from (known[:-10] + tail for tail in ("9999999999", "9999999998", "8888888888"))
+
+
+def _from_streets(d: Discovery, name: str) -> Iterator[str]:
+    for street in d.streets()[:STREETS_WALKED]:
+        addresses = d.walk_street(street, ended=name == "nummeraanduiding_eindstatus")
+        if name == "openbareruimte":
+            yield street
+        elif name == "woonplaats":
+            yield from {str(a["woonplaatsIdentificatie"]) for a in addresses if a.get("woonplaatsIdentificatie")}
+        elif name == "nummeraanduiding_eindstatus":
+            yield from d.harvest.ended_addresses
+        else:
+            groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+            for a in addresses:
+                groups.setdefault((E.normal_postcode(a.get("postcode")), str(a.get("huisnummer"))), []).append(a)
+            for group in groups.values():
+                plain = [a for a in group if not a.get("huisletter") and not a.get("huisnummertoevoeging")
+                         and a.get("indicatieNevenadres") is not True]
+                if plain and any(a.get("huisletter") for a in group) and any(a.get("huisnummertoevoeging") for a in group):
+                    yield plain[0]["nummeraanduidingIdentificatie"]
+
+
+def _history_days(d: Discovery, subject: str | None) -> Iterator[str]:
+    """A day on which the history sample was valid with other data than today: the day
+    after the second-latest valid occurrence began, else that day itself."""
+    if not subject:
+        return
+    with _quiet():
+        begins = C.begin_dates(C.life_cycle(d.get, subject, False))
+        if len(begins) >= 2:
+            later = begins[-2] + timedelta(days=1)
+            yield (later if later < begins[-1] else begins[-2]).isoformat()
+
+
+# Order matters: historie_datum dates the history sample; the unknown ids take the form of found ones.
+ORDER = (
+    "verblijfsobject", "ligplaats", "standplaats", "adresseerbaarobject_eindstatus", "adresseerbaarobject_historie",
+    "historie_datum", "pand", "bbox", "nummeraanduiding_nevenadres", "openbareruimte", "woonplaats",
+    "nummeraanduiding", "nummeraanduiding_eindstatus", "unknown_adresseerbaarobject", "unknown_nummeraanduiding",
+)
+
+
+def discover(get: Get, known: dict[str, str], *, budget: int = 400, rediscover: bool = False,
+             terms: Iterable[str] = SEARCH_TERMS, log: Callable[[str], None] = lambda _: None) -> tuple[dict[str, Verdict], int]:
+    """Every sample of ORDER: the profile's own when it meets its contract (unless
+    `rediscover`), else the first verified candidate. Returns (name -> verdict, requests sent);
+    a sample not found has the verdict of the last candidate tried, or none."""
+    d = Discovery(get, budget=budget, log=log)
+    taken: dict[str, str] = {}
+    verdicts: dict[str, Verdict] = {}
+    try:
+        if not rediscover:
+            for name in ORDER:
+                if known.get(name):
+                    v = C.verify(d.get, name, known[name], {**known, **taken})
+                    verdicts[name] = v
+                    if v.ok:
+                        taken[name] = v.value
+                        log(f"kept {name} = {v.value}: {v.detail}")
+                    else:
+                        log(f"the profile's {name} = {v.value} is not taken: it {v.detail}")
+        d.start(known, terms)
+        d.squares()
+        d.buildings_addresses()
+        for name in ORDER:
+            if name in taken:
+                continue
+            tried: set[str] = set()
+            for value in candidates(d, name, taken):
+                if value in tried:
+                    continue
+                tried.add(value)
+                v = C.verify(d.get, name, value, taken)
+                verdicts[name] = v
+                if v.ok:
+                    taken[name] = value
+                    log(f"found {name} = {value}: {v.detail}")
+                    break
+                if len(tried) >= CANDIDATES_PER_SAMPLE:
+                    break
+            if name not in taken:
+                log(f"no {name} found" + (f" (last candidate {verdicts[name].value}: {verdicts[name].detail})"
+                                          if name in verdicts else ""))
+    except (OutOfBudget, BudgetExhausted, Unverifiable) as stop:
+        log(f"stopped: {stop}")
+    return verdicts, d.sent
