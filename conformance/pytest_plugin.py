@@ -69,6 +69,7 @@ class RunState:
     urls: dict[str, str] = field(default_factory=dict)
     secrets: dict[str, str] = field(default_factory=dict)  # env var name -> value
     samples: dict[str, dict[str, str]] = field(default_factory=dict)
+    schedule_dir: str = ""  # the run's shared pacing schedules (conformance/http/schedule.py)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -186,6 +187,9 @@ def _prepare_run(config: pytest.Config) -> RunState:
         state.secrets.update(cluster.secrets)
         state.samples.update(cluster.samples)
     state.secrets.update(secrets)
+    import tempfile
+
+    state.schedule_dir = tempfile.mkdtemp(prefix="conformance-schedule-")
     address = profile.address
     if address is not None and address.samples and address.verify_samples and "address" in state.urls \
             and _runs_suite(config, "address"):
@@ -267,6 +271,11 @@ class _XdistHandOver:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     _stop_cluster(config)
+    state = config.stash.get(_STATE, None)
+    if state is not None and state.schedule_dir and not hasattr(config, "workerinput"):
+        import shutil
+
+        shutil.rmtree(state.schedule_dir, ignore_errors=True)
 
 
 def _stop_cluster(config: pytest.Config) -> None:
@@ -343,7 +352,6 @@ def address_api(pytestconfig: pytest.Config, conformance_state: RunState, profil
         pytest.skip(f"profile {profile.name} has no address service")
     keys = {name: conformance_state.secrets[env] for name, env in service.secret_env.items() if env in conformance_state.secrets}
     samples = {**conformance_state.samples.get("address", {}), **service.samples}
-    workers = int(getattr(pytestconfig, "workerinput", {}).get("workercount", 1))
     api = AddressApi(
         service,
         base_url=conformance_state.urls["address"],
@@ -352,7 +360,7 @@ def address_api(pytestconfig: pytest.Config, conformance_state: RunState, profil
         limits=profile.limits,
         redactor=redactor,
         recorder=pytestconfig.stash[_RECORDER],
-        budget_share=workers,
+        schedule=run_schedule(conformance_state, "address"),
     )
     yield api
     api.close()
@@ -395,7 +403,7 @@ def soap_service(pytestconfig: pytest.Config, conformance_state: RunState, profi
         url,
         redactor=redactor,
         recorder=pytestconfig.stash[_RECORDER],
-        pacer=worker_pacer(pytestconfig, profile),
+        pacer=worker_pacer(conformance_state, profile, "soap"),
     )
     endpoint = SoapServiceEndpoint(
         url, service.soap_action_base, Path(service.wsdl) if service.wsdl else SHIPPED_WSDL, make_client(**options),
@@ -469,7 +477,7 @@ def _auth_flows(pytestconfig: pytest.Config, profile: Profile, info: dict[str, s
     assert profile.auth is not None
     service = profile.auth
     recorder = pytestconfig.stash[_RECORDER]
-    pacer = worker_pacer(pytestconfig, profile)
+    pacer = worker_pacer(pytestconfig.stash[_STATE], profile, "auth")
     api = ApiClient(info.get("auth_url") or service.base_url or "", redactor=redactor, recorder=recorder,
                     pacer=pacer, timeout_s=service.timeout_s, limits=profile.limits.http())
     clock = None
@@ -495,12 +503,28 @@ def _auth_flows(pytestconfig: pytest.Config, profile: Profile, info: dict[str, s
     return flows, api
 
 
-def worker_pacer(config: pytest.Config, profile: Profile):
-    """A pacer with this xdist worker's share of the profile's rate and request budget."""
+def run_schedule(state: RunState, service: str):
+    """This process's handle on the run's shared schedule of a service (one per process)."""
+    from conformance.http.schedule import SharedSchedule
+
+    if not state.schedule_dir:
+        return None
+    key = (state.schedule_dir, service)
+    if key not in _SCHEDULES:
+        _SCHEDULES[key] = SharedSchedule(Path(state.schedule_dir) / service)
+    return _SCHEDULES[key]
+
+
+_SCHEDULES: dict[tuple[str, str], Any] = {}
+
+
+def worker_pacer(state: RunState, profile: Profile, service: str):
+    """A pacer that keeps the profile's rate and request budget for the whole run, shared
+    with the other xdist workers."""
     from conformance.http.client import Pacer
 
-    share = max(int(getattr(config, "workerinput", {}).get("workercount", 1)), 1)
-    return Pacer(profile.limits.requests_per_second / share, profile.limits.request_budget // share)
+    return Pacer(profile.limits.requests_per_second, profile.limits.request_budget,
+                 schedule=run_schedule(state, service))
 
 
 def _wait_budget(config: pytest.Config, profile: Profile):

@@ -52,3 +52,68 @@ def test_a_retry_after_beyond_the_cap_blocks_the_check() -> None:
 def test_retry_after_forms() -> None:
     assert retry_after_s("7") == 7 and retry_after_s(None) is None and retry_after_s("soon") is None
     assert retry_after_s("Wed, 21 Oct 2015 07:28:00 GMT") == 0  # in the past
+
+
+# --------------------------------------------------------------------------- the schedule
+class FakeTime:
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_remaining_at_zero_holds_until_the_earliest_window_end_read(monkeypatch) -> None:
+    from conformance.http import schedule as s
+
+    clock = FakeTime(1000.02)
+    monkeypatch.setattr(s.time, "time", clock)
+    sched = s.Schedule()
+    assert sched.observe(19, 1, None, 60) is None  # first answer of a window: it ends by 1001.02
+    clock.now = 1000.97
+    wait = sched.observe(0, 1, None, 60)  # Reset is whole seconds: read alone, it would say 1.0 s
+    assert wait is not None and abs(wait - 0.05) < 1e-6
+    assert sched.reserve(0.05, 0) == 1001.02
+    clock.now = 1001.03
+    assert sched.observe(19, 1, None, 60) is None  # Remaining went up: a new window, ending by 1002.03
+    clock.now = 1001.98
+    assert abs(sched.observe(0, 1, None, 60) - 0.05) < 1e-6
+
+
+def test_a_stale_window_end_is_not_trusted(monkeypatch) -> None:
+    from conformance.http import schedule as s
+
+    clock = FakeTime(2000.0)
+    monkeypatch.setattr(s.time, "time", clock)
+    sched = s.Schedule()
+    sched.observe(5, 1, None, 60)
+    clock.now = 2003.5  # that window is long over; nothing read since
+    assert sched.observe(0, 2, None, 60) == 2  # the whole Reset, the only safe reading
+
+
+def test_workers_share_one_budget_and_one_hold(tmp_path) -> None:
+    from conformance.http.schedule import BudgetSpent, SharedSchedule
+
+    first, second = SharedSchedule(tmp_path / "address"), SharedSchedule(tmp_path / "address")
+    for _ in range(3):
+        first.reserve(0.0, 5)
+    second.reserve(0.0, 5)
+    first.reserve(0.0, 5, paced=False)  # a flood counts against the budget too
+    with pytest.raises(BudgetSpent):
+        second.reserve(0.0, 5)
+    third = SharedSchedule(tmp_path / "hold")
+    other = SharedSchedule(tmp_path / "hold")
+    third.hold(30)
+    import time
+
+    assert other.reserve(0.0, 0) >= time.time() + 29  # what one worker was told holds the other
+    assert other.reserve(0.0, 0, paced=False) < time.time() + 1  # but not a flood
+
+
+def test_a_rate_shared_by_workers_is_the_profiles_rate(tmp_path) -> None:
+    from conformance.http.schedule import SharedSchedule
+
+    a, b = SharedSchedule(tmp_path / "s"), SharedSchedule(tmp_path / "s")
+    starts = sorted([a.reserve(0.1, 0), b.reserve(0.1, 0), a.reserve(0.1, 0), b.reserve(0.1, 0)])
+    gaps = [round(y - x, 3) for x, y in zip(starts, starts[1:], strict=False)]
+    assert all(g >= 0.099 for g in gaps), gaps  # 10/s for the run, not 10/s each

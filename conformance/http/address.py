@@ -12,6 +12,7 @@ from conformance.errors import NotApplicable
 from conformance.http.client import ApiClient, Pacer, Recorder
 from conformance.http.exchange import Exchange, from_schemathesis
 from conformance.http.redaction import Redactor
+from conformance.http.schedule import SharedSchedule
 from conformance.profiles import AddressService, Limits
 
 KEY_KINDS = ("valid", "restricted", "limited", "quota", "none", "invalid")
@@ -56,8 +57,10 @@ class AddressApi:
         limits: Limits,
         redactor: Redactor,
         recorder: Recorder,
-        budget_share: int = 1,
+        schedule: SharedSchedule | None = None,
     ) -> None:
+        """`schedule`: the run's shared schedule, so the profile's rate and budget hold for all
+        xdist workers together (none: this process alone keeps them)."""
         self.service = service
         self.base_url = base_url.rstrip("/")
         self.samples = dict(samples)
@@ -66,9 +69,7 @@ class AddressApi:
         self._invalid_key = "invalid-" + secrets.token_hex(12)
         redactor.add_secret(self._invalid_key)
         redactor.add_header(service.api_key_header)
-        # Each xdist worker takes its share of the rate and of the budget.
-        share = max(budget_share, 1)
-        self._pacer = Pacer(limits.requests_per_second / share, limits.request_budget // share)
+        self._pacer = Pacer(limits.requests_per_second, limits.request_budget, schedule=schedule)
         self._reserve = limits.daily_quota_reserve
         self._client = ApiClient(
             self.base_url,
@@ -87,7 +88,7 @@ class AddressApi:
             self.base_url,
             redactor=redactor,
             recorder=recorder,
-            pacer=Pacer(0.0, limits.request_budget // share, adaptive=False),
+            pacer=Pacer(0.0, limits.request_budget, adaptive=False, schedule=schedule),
             timeout_s=service.timeout_s,
             default_headers={"Accept": "application/hal+json"},
             limits=limits.http(),

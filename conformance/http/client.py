@@ -10,7 +10,6 @@ nothing unredacted can reach a report.
 from __future__ import annotations
 
 import ssl
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from conformance.http import limits as bounds
 from conformance.http.exchange import Exchange, Headers
 from conformance.http.limits import DEFAULT_LIMITS, HttpViolation, Limits
 from conformance.http.redaction import Redactor
+from conformance.http.schedule import BudgetSpent, Schedule
 
 RATE_LIMIT_RETRIES = 4
 MAX_RETRY_WAIT_S = 60
@@ -49,40 +49,42 @@ class Recorder:
 
 class Pacer:
     """Keeps requests at or below a rate, counts them against a budget, and adapts to what
-    the server says of its rate limit: when `RateLimit-Remaining` reaches 0 the next request
-    waits for `RateLimit-Reset`, and a 429 holds it for `Retry-After`; never longer than
-    MAX_RETRY_WAIT_S (a 503's Retry-After is about maintenance, not the rate: ignored)."""
+    the server says of its rate limit (conformance/http/schedule.py): RateLimit-Remaining at
+    0 holds the next request until the server's window ends, a 429 holds it for its
+    Retry-After; never longer than MAX_RETRY_WAIT_S (a 503's Retry-After is about
+    maintenance, not the rate: ignored). With a shared `schedule`, rate, budget and holds
+    are the whole run's, kept together with the other xdist workers."""
 
-    def __init__(self, requests_per_second: float = 0.0, budget: int = 0, *, adaptive: bool = True) -> None:
+    def __init__(self, requests_per_second: float = 0.0, budget: int = 0, *, adaptive: bool = True,
+                 schedule: Schedule | None = None) -> None:
         """`adaptive`: follow the server's rate-limit headers (not for floods: they exceed on purpose)."""
         self._adaptive = adaptive
         self._interval = 1.0 / requests_per_second if requests_per_second > 0 else 0.0
         self._budget = budget
+        self._schedule = schedule if schedule is not None else Schedule()
         self._sent = 0
-        self._next_at = 0.0
-        self._hold_until = 0.0  # what the server's rate-limit headers ask for
-        self._lock = threading.Lock()
+        self._own_hold = 0.0  # a retry's wait of an unpaced client, which the schedule's holds do not reach
         self.quota_stop: str | None = None
 
     def acquire(self) -> None:
-        with self._lock:
-            if self.quota_stop:
-                raise BudgetExhausted(self.quota_stop)
-            if self._budget and self._sent >= self._budget:
-                raise BudgetExhausted(f"request budget of {self._budget} used up")
-            self._sent += 1
-            now = time.monotonic()
-            start = max(now, self._next_at, self._hold_until)
-            wait = start - now
-            self._next_at = start + self._interval
+        if self.quota_stop:
+            raise BudgetExhausted(self.quota_stop)
+        try:
+            start = self._schedule.reserve(self._interval, self._budget, paced=self._adaptive)
+        except BudgetSpent as spent:
+            raise BudgetExhausted(str(spent)) from None
+        self._sent += 1
+        wait = max(start, self._own_hold) - time.time()
         if wait > 0:
             # Pacing a real environment: this wait is the point, not synchronisation.
             time.sleep(wait)
 
     def hold(self, seconds: float) -> None:
         """No request before `seconds` from now (a 429 being waited out), at most MAX_RETRY_WAIT_S."""
-        with self._lock:
-            self._hold_until = max(self._hold_until, time.monotonic() + min(seconds, MAX_RETRY_WAIT_S))
+        if self._adaptive:
+            self._schedule.hold(min(seconds, MAX_RETRY_WAIT_S))
+        else:
+            self._own_hold = max(self._own_hold, time.time() + min(seconds, MAX_RETRY_WAIT_S))
 
     def observe(self, status: int, headers: httpx.Headers) -> float | None:
         """Learn from a response; the seconds the server asked to wait, if it did."""
@@ -93,14 +95,10 @@ class Pacer:
             asked = retry_after_s(headers.get("retry-after"))
             if asked is None:
                 asked = 1  # refused without saying for how long: back off a little
-        remaining = _int(headers.get("ratelimit-remaining"))
-        if asked is None and remaining is not None and remaining <= 0:
-            asked = _int(headers.get("ratelimit-reset"))
-            if asked is not None and asked > 10**9:  # an epoch time rather than seconds
-                asked = max(0, asked - int(time.time()))
-        if asked is not None:
-            self.hold(asked)
-        return asked
+        reset = _int(headers.get("ratelimit-reset"))
+        if reset is not None and reset > 10**9:  # an epoch time rather than seconds
+            reset = max(0, reset - int(time.time()))
+        return self._schedule.observe(_int(headers.get("ratelimit-remaining")), reset, asked, MAX_RETRY_WAIT_S)
 
     @property
     def sent(self) -> int:
