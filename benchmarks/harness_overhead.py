@@ -1,24 +1,48 @@
-"""The harness's contract fuzzing against a plain `schemathesis run`, same description, mock and examples.
+"""The harness's contract fuzzing against a plain `schemathesis run`: same description, same
+server, same example count.
 
-Both run serially against one mock started here; the ratio is harness / plain.
+One local mock is started here; both runs are serial and point at it (the harness through an
+ordinary profile, as a user's would, so it starts no mock of its own). Printed: both wall
+times, the ratio harness / plain (target: at most 1.2), and where the harness's time goes:
+process start and collection, the contract tests themselves (from junit.xml), and writing
+the report.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
 from _mock import start_local_mock, valid_key  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DESCRIPTION = REPO / "conformance" / "openapi" / "address-v2.yaml"
 CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance,negative_data_rejection,ignored_auth"
+
+
+PROFILE = """
+[profile]
+name = "overhead-benchmark"
+description = "the local mock's address API, started by the benchmark"
+[services.address]
+mock = false
+base_url = "{url}"
+openapi = "{description}"
+[services.address.secrets]
+api_key = "BENCH_API_KEY"
+[safety]
+fuzz = true
+negative = true
+"""
 
 
 def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, int]:
@@ -30,27 +54,50 @@ def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, int]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--examples", default="25")
+    parser.add_argument("--repeat", type=int, default=3, help="pairs of runs; the median ratio is the figure")
     args = parser.parse_args()
     bin_dir = Path(sys.executable).parent
+    ratios = []
     with start_local_mock() as cluster, tempfile.TemporaryDirectory() as tmp:
         key = valid_key(cluster)
         env = {**os.environ, "SCHEMATHESIS_HOOKS": "conformance.checks.address.st_checks"}
-        plain, plain_code = timed(
-            [str(bin_dir / "schemathesis"), "run", str(DESCRIPTION), "--url", cluster.urls["address"],
-             "-H", f"X-Api-Key: {key}", "-n", args.examples, "--seed", "1", "--phases", "examples,coverage,fuzzing",
-             "-c", CHECKS + ",address_problem_json,address_api_version,address_pagination_headers,address_success_media_type",
-             "--continue-on-failure"],
-            env, Path(tmp),  # a neutral cwd: schemathesis.toml must not be auto-discovered
-        )
-        harness, harness_code = timed(
-            [sys.executable, "-m", "conformance.cli", "run", "--suite", "address", "-n", "0", "--no-html",
-             "--report-dir", tmp + "/h", "--seed", "1", "--max-examples", args.examples, "--",
-             "-q", "-k", "test_contract and not stateful and not should_rules"],
-            os.environ.copy(), REPO,
-        )
+        profile = Path(tmp) / "bench.toml"
+        profile.write_text(PROFILE.format(url=cluster.urls["address"], description=DESCRIPTION.as_posix()))
+        for _ in range(args.repeat):
+            plain, plain_code = timed(
+                [str(bin_dir / "schemathesis"), "run", str(DESCRIPTION), "--url", cluster.urls["address"],
+                 "-H", f"X-Api-Key: {key}", "-n", args.examples, "--seed", "1", "--phases", "examples,coverage,fuzzing",
+                 "-c", CHECKS + ",address_problem_json,address_api_version,address_pagination_headers,address_success_media_type",
+                 "--continue-on-failure"],
+                env, Path(tmp),  # a neutral cwd: schemathesis.toml must not be auto-discovered
+            )
+            harness, harness_code = timed(
+                [sys.executable, "-m", "conformance.cli", "run", "--suite", "address", "--profile", str(profile),
+                 "-n", "0", "--no-html", "--report-dir", tmp + "/h", "--seed", "1", "--max-examples", args.examples, "--",
+                 "-q", "-p", "_phases", "-k", "test_contract and not stateful and not should_rules"],
+                {**os.environ, "BENCH_API_KEY": key, "BENCH_PHASES": tmp + "/phases.json",
+                 "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))}, REPO,
+            )
+            phases = json.loads(Path(tmp, "phases.json").read_text())
+            ratios.append(harness / plain)
+            report(plain, plain_code, harness, harness_code, phases, args.examples)
+    print(f"median ratio harness/plain over {len(ratios)} pairs: {statistics.median(ratios):.2f} (target: at most 1.2)")
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        print("note: PYTHONDONTWRITEBYTECODE is set, so pytest rewrites the asserts of every plugin's modules "
+              "(schemathesis's among them) anew on each run unless their cached bytecode exists already")
+
+
+def report(plain: float, plain_code: int, harness: float, harness_code: int, phases: dict[str, float], examples: str) -> None:
     print(f"plain schemathesis run: {plain:.1f} s (exit {plain_code}); harness contract tests: {harness:.1f} s "
-          f"(exit {harness_code}); ratio harness/plain = {harness / plain:.2f} at {args.examples} examples per operation")
-    print("note: the harness run includes starting its own mock and pytest collection; both judge the same checks")
+          f"(exit {harness_code}); ratio harness/plain = {harness / plain:.2f} at {examples} examples per operation")
+    steps = [("imports and pytest start", "configure"), ("profile, probe, description", "configured"),
+             ("pytest start", "collection"), ("collection", "tests"), ("contract tests", "report"),
+             ("summary and report", "end")]
+    marks = ["imported"] + [mark for _, mark in steps]
+    spent = [(name, phases[b] - phases[a]) for (name, _), a, b in zip(steps, marks[:-1], marks[1:], strict=True)]
+    start_up = harness - (phases["end"] - phases["imported"])
+    print("  where the harness's time goes: " + ", ".join(f"{name} {s:.1f} s" for name, s in
+                                                            [("interpreter and imports before pytest", start_up), *spent]))
 
 
 if __name__ == "__main__":
