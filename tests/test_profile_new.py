@@ -66,3 +66,19 @@ def test_the_readme_lists_every_sample_with_its_contract() -> None:
     readme = (REPO_ROOT / "README.md").read_text()
     for key, contract in ADDRESS_SAMPLES.items():
         assert f"| `{key}` | {contract} |" in readme, key
+
+
+def test_the_readme_names_every_address_and_run_key_with_every_sample() -> None:
+    from conformance.profiles import REPO_ROOT
+
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("### Profile keys"):readme.index("### Samples")]
+    samples = readme[readme.index("### Samples"):readme.index("### Testing your own deployment")]
+    for section in ("address", "limits", "safety", "fuzz"):
+        node = PROFILE_SCHEMA["properties"]["services"]["properties"]["address"] if section == "address" \
+            else PROFILE_SCHEMA["properties"][section]
+        for key in schema_keys(node) - set(ADDRESS_SAMPLES):
+            assert key in table, f"README 'Profile keys' does not name {section} key {key}"
+    for name in ADDRESS_SAMPLES:
+        assert f"`{name}`" in readme[readme.index("| sample | what it must be |"):], f"README sample table lacks {name}"
+    assert "conformance discover" in samples
