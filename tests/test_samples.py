@@ -131,10 +131,15 @@ def test_an_answer_about_the_sample_that_shows_what_it_lacks_is_its_fault() -> N
 
 
 @pytest.mark.parametrize(("status", "outcome"), [(404, "lacks"), (400, "lacks"), (500, "unverifiable"),
-                                                 (401, "unverifiable"), (503, "unverifiable")])
+                                                 (403, "unverifiable"), (503, "unverifiable")])
 def test_statuses_about_the_sample_and_about_the_server(status: int, outcome: str) -> None:
     verdict = C.verify(scripted(answer(status, {"status": status})), "nummeraanduiding_nevenadres", "1", {})
     assert verdict.outcome == outcome
+
+
+def test_a_refused_key_stops_verification() -> None:
+    with pytest.raises(C.KeyRefused):
+        C.verify(scripted(answer(401, {"status": 401, "code": "authentication"})), "nummeraanduiding", "1", {})
 
 
 def test_an_unknown_id_that_exists_lacks_and_one_the_server_ignores_is_unverifiable() -> None:
@@ -180,3 +185,21 @@ def test_write_samples_comments_what_it_did_not_find(tmp_path: Path) -> None:
     assert 'woonplaats = "7101" # 4 digits' in text
     assert "# pand: not found (last candidate 9: holds 4 addressable objects, fewer than 45)" in text
     assert load_profile(str(path)).address.samples == {"woonplaats": "7101"}
+
+
+def test_a_refused_key_is_exit_2_naming_its_variable(tmp_path: Path, mock: tuple[str, str]) -> None:
+    url, _ = mock
+    profile_file = vendor_profile(tmp_path / "vendor.toml", url, {"pand": "1951100000000120"})
+    before = profile_file.read_text()
+    proc = cli("discover", "--profile", str(profile_file), key="not-the-key")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"refuses the key in {KEY_VAR}" in proc.stderr and "401" in proc.stderr
+    assert profile_file.read_text() == before
+
+
+def test_a_sample_that_cannot_be_judged_is_kept_as_given(tmp_path: Path) -> None:
+    path = vendor_profile(tmp_path / "p.toml", "http://127.0.0.1:1/v2", {"pand": "1951100000000120"})
+    write_samples(path, {"pand": C.Verdict("pand", "1951100000000120", "unverifiable", "GET /adresseerbareobjecten -> 503")},
+                  sent=1)
+    assert load_profile(str(path)).address.samples == {"pand": "1951100000000120"}
+    assert "as given, not verified: GET /adresseerbareobjecten -> 503" in path.read_text()

@@ -14,6 +14,7 @@ from typing import Any
 
 from conformance.errors import ConfigError, ExitCode
 from conformance.profiles import ADDRESS_SAMPLES, load_profile
+from conformance.samples.contracts import KeyRefused
 from conformance.samples.discover import SEARCH_TERMS, discover
 
 
@@ -52,9 +53,12 @@ def cmd_discover(args: argparse.Namespace) -> int:
     try:
         verdicts, sent = discover(getter(api), dict(service.samples), budget=args.budget, rediscover=args.all,
                                   terms=args.query or SEARCH_TERMS, log=lambda line: print("  " + line, flush=True))
+    except KeyRefused as refused:
+        raise ConfigError(f"the address API refuses the key in {service.secret_env['api_key']} "
+                          f"(services.address.secrets.api_key): {refused}") from None
     finally:
         api.close()
-    found = [name for name in ADDRESS_SAMPLES if name in verdicts and verdicts[name].ok]
+    found = [name for name in ADDRESS_SAMPLES if name in verdicts and verdicts[name].outcome != "lacks"]
     missing = [name for name in ADDRESS_SAMPLES if name not in found]
     print(f"{len(found)} of {len(ADDRESS_SAMPLES)} samples found in {sent} requests"
           + (f"; not found: {', '.join(missing)}" if missing else ""))

@@ -47,7 +47,12 @@ class Unverifiable(Exception):
 
 class Unanswered(Unverifiable):
     """The server broke HTTP or a limit of the bounded layer (no answer in time, a body over
-    the cap...): asking it more would only wait again, so the caller stops."""
+    the cap...), or refused the key: asking it more would only wait or be refused again, so
+    the caller stops."""
+
+
+class KeyRefused(Unanswered):
+    """401: the API key itself is refused (seed part 5.4), whatever the sample."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +80,8 @@ def _json(get: Get, path: str, params: Sequence[tuple[str, str]] = ()) -> dict[s
         ex = get(path, list(params))
     except Finding as finding:  # the bounded layer: the server broke HTTP or a limit
         raise Unanswered(f"GET {path}: {finding.message}") from None
+    if ex.status == 401:
+        raise KeyRefused(_status_line(path, ex))
     if ex.status == 404:
         raise Lacks(f"does not exist ({_status_line(path, ex)})")
     if ex.status == 400:
@@ -307,6 +314,8 @@ def _unknown(path: str, id_field: Callable[[dict[str, Any]], Any]) -> Callable[[
             ex = get(path.format(value), [])
         except Finding as finding:
             raise Unanswered(f"GET {path.format(value)}: {finding.message}") from None
+        if ex.status == 401:
+            raise KeyRefused(_status_line(path.format(value), ex))
         if ex.status == 404:
             return f"well-formed and unknown ({_status_line(path.format(value), ex)})"
         if ex.status == 400:

@@ -308,9 +308,10 @@ def discover(get: Get, known: dict[str, str], *, budget: int = 400, rediscover: 
                 if known.get(name):
                     v = C.verify(d.get, name, known[name], {**known, **taken})
                     verdicts[name] = v
-                    if v.ok:
+                    if v.outcome != "lacks":  # verified, or the server did not let it be judged
                         taken[name] = v.value
-                        log(f"kept {name} = {v.value}: {v.detail}")
+                        log(f"kept {name} = {v.value}: {v.detail}" if v.ok else
+                            f"kept {name} = {v.value} as given: not verified ({v.detail})")
                     else:
                         log(f"the profile's {name} = {v.value} is not taken: it {v.detail}")
         d.start(known, terms)
@@ -335,6 +336,8 @@ def discover(get: Get, known: dict[str, str], *, budget: int = 400, rediscover: 
             if name not in taken:
                 log(f"no {name} found" + (f" (last candidate {verdicts[name].value}: {verdicts[name].detail})"
                                           if name in verdicts else ""))
+    except C.KeyRefused:
+        raise
     except (OutOfBudget, BudgetExhausted, Unverifiable) as stop:
         log(f"stopped: {stop}")
     return verdicts, d.sent

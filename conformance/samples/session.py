@@ -76,9 +76,9 @@ def write_samples(path: Path, verdicts: dict[str, Verdict], sent: int) -> None:
                               "each value met its contract then (README, \"Samples\")"))
     for name in ADDRESS_SAMPLES:
         verdict = verdicts.get(name)
-        if verdict is not None and verdict.ok:
+        if verdict is not None and verdict.outcome != "lacks":
             table.add(name, verdict.value)
-            table[name].comment(verdict.detail)
+            table[name].comment(verdict.detail if verdict.ok else f"as given, not verified: {verdict.detail}")
         else:
             why = f"last candidate {verdict.value}: {verdict.detail}" if verdict is not None else "no candidate met"
             table.add(tomlkit.comment(f"{name}: not found ({why}); the checks that need it do not apply"))
