@@ -66,24 +66,27 @@ _FORM_SECRET = re.compile(r"(?:^|(?<=&))(" + "|".join(sorted(SECRET_PARAMS)) + r
 class Redactor:
     def __init__(self, secrets: Iterable[str] = (), *, extra_headers: Iterable[str] = ()) -> None:
         self._secrets: set[str] = set()
+        self._forms: tuple[str, ...] = ()  # every secret as written, percent-encoded and form-encoded
         self._headers = SECRET_HEADERS | {h.lower() for h in extra_headers}
         for value in secrets:
             self.add_secret(value)
 
     def add_secret(self, value: str | None) -> None:
         # Very short values would mask innocent text; real secrets are long.
-        if value and len(value) >= 6:
+        if value and len(value) >= 6 and value not in self._secrets:
             self._secrets.add(value)
+            # Longest first, so a secret inside another never leaves part of the longer one.
+            forms = set(self._forms) | {value, quote(value, safe=""), quote_plus(value)}
+            self._forms = tuple(sorted(forms, key=len, reverse=True))
 
     def add_header(self, name: str) -> None:
         self._headers = self._headers | {name.lower()}
 
     # --- primitives ------------------------------------------------------------------
     def text(self, value: str) -> str:
-        for secret in self._secrets:
-            for form in {secret, quote(secret, safe=""), quote_plus(secret)}:
-                if form in value:
-                    value = value.replace(form, MASK)
+        for form in self._forms:
+            if form in value:
+                value = value.replace(form, MASK)
         # Key material the run never saw (a server echoing a PEM block) is masked by shape.
         return _PEM_PRIVATE_KEY.sub(MASK, value)
 
@@ -154,9 +157,8 @@ class Redactor:
         return self.text(text).encode("utf-8")
 
     def _bytes(self, body: bytes) -> bytes:
-        for secret in self._secrets:
-            for form in {secret, quote(secret, safe=""), quote_plus(secret)}:
-                body = body.replace(form.encode("utf-8"), MASK.encode())
+        for form in self._forms:
+            body = body.replace(form.encode("utf-8"), MASK.encode())
         return _PEM_PRIVATE_KEY_BYTES.sub(MASK.encode(), body)
 
     # --- the exchange --------------------------------------------------------------------
