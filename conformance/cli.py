@@ -4,6 +4,7 @@
     conformance mock     [--profile P] [--fault F ...] | --list-faults
     conformance profiles | profile new NAME
     conformance discover --profile P [--all] [--dry-run]
+    conformance traffic FILE.har... [--profile P] [--report-dir D]
     conformance soap validate FILE...
     conformance pki init --out DIR | pki show DIR
     conformance report [RUN_DIR] [--open] | diff OLD_RUN NEW_RUN
@@ -51,6 +52,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("pytest_args", nargs=argparse.REMAINDER, help="after --: passed to pytest")
     run.set_defaults(handler=cmd_run)
 
+    traffic = commands.add_parser("traffic", help="judge recorded traffic (HAR files) with the same checks, sending nothing")
+    traffic.add_argument("files", nargs="+", metavar="FILE.har", help="HAR 1.2 captures (browsers, Postman, mitmproxy, a run's traffic.har)")
+    traffic.add_argument("--profile", default="local-mock", help="profile whose services the traffic belongs to (default: local-mock)")
+    traffic.add_argument("--report-dir", help="report directory (default: reports/<UTC time>-<profile>-traffic)")
+    traffic.add_argument("--no-html", action="store_true", help="do not render the Allure HTML report")
+    traffic.set_defaults(handler=cmd_traffic)
+
     mock = commands.add_parser("mock", help="start the local mock servers in the foreground")
     mock.add_argument("--profile", default="local-mock", help="profile whose mock services to start")
     mock.add_argument("--fault", action="append", default=[], metavar="NAME", help="switch a fault on (repeatable)")
@@ -94,8 +102,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 # --------------------------------------------------------------------------- run
 def cmd_run(args: argparse.Namespace) -> int:
-    import pytest
-
     profile = load_profile(args.profile)  # fail early with exit 2, before pytest starts
     fault_catalogue.resolve(args.mock_fault)
     if args.mock_fault and not profile.uses_mock:
@@ -108,12 +114,37 @@ def cmd_run(args: argparse.Namespace) -> int:
     (report_dir / "summary.json").unlink(missing_ok=True)  # the verdict read below is this run's
     resolve_secrets(profile)  # every secret the profile names, before the first request
     pytest_args = build_pytest_args(args, profile_ref=str(profile.path), report_dir=report_dir)
+    return _run_and_report(pytest_args, report_dir, html=not args.no_html)
+
+
+def cmd_traffic(args: argparse.Namespace) -> int:
+    """Passive conformance: the checks one observed exchange can judge, over HAR files."""
+    profile = load_profile(args.profile)
+    missing = [f for f in args.files if not Path(f).is_file()]
+    if missing:
+        raise ConfigError(f"HAR file {missing[0]} does not exist")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    report_dir = Path(args.report_dir or REPO_ROOT / "reports" / f"{stamp}-{profile.name}-traffic").resolve()
+    from conformance.pytest_plugin import make_report_dir
+
+    make_report_dir(report_dir)
+    (report_dir / "summary.json").unlink(missing_ok=True)
+    pytest_args = [str(REPO_ROOT / "suites" / "passive"), "--profile", str(profile.path), "--report-dir", str(report_dir),
+                   "-p", "no:cacheprovider", "-q"]
+    for file in args.files:
+        pytest_args += ["--traffic", str(Path(file).resolve())]
+    return _run_and_report(pytest_args, report_dir, html=not args.no_html)
+
+
+def _run_and_report(pytest_args: list[str], report_dir: Path, *, html: bool) -> int:
+    import pytest
+
     code = _map_pytest_exit(int(pytest.main(pytest_args)), report_dir / "summary.json")
-    if not args.no_html and (report_dir / "allure-results").is_dir():
+    if html and (report_dir / "allure-results").is_dir():
         from conformance.reporting.html import render_allure_html
 
-        html = render_allure_html(report_dir)
-        print(f"Allure report: {html}" if html else "Allure report: not rendered (node tools missing; see README)")
+        rendered = render_allure_html(report_dir)
+        print(f"Allure report: {rendered}" if rendered else "Allure report: not rendered (node tools missing; see README)")
     summary = report_dir / "summary.json"
     print(f"summary: {summary}  exit code {code}" if summary.is_file() else f"no checks ran; exit code {code}")
     return code

@@ -70,6 +70,7 @@ class RunState:
     secrets: dict[str, str] = field(default_factory=dict)  # env var name -> value
     samples: dict[str, dict[str, str]] = field(default_factory=dict)
     schedule_dir: str = ""  # the run's shared pacing schedules (conformance/http/schedule.py)
+    traffic: list[str] = field(default_factory=list)  # HAR files a passive run judges
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -85,6 +86,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--profile", default="local-mock", help="profile name or path to a profile TOML (default: local-mock)")
     group.addoption("--mock-fault", action="append", default=[], metavar="NAME", help="switch a fault of the catalogue on in the mock servers (repeatable)")
     group.addoption("--report-dir", default=None, help="where summary.json, junit.xml and allure-results go (default: reports/<time>-<profile>)")
+    group.addoption("--traffic", action="append", default=[], metavar="HAR",
+                    help="judge the exchanges of this HAR file instead of sending requests (repeatable; suites/passive)")
     group.addoption("--fuzz-max-examples", type=int, default=None, help="examples per operation for contract fuzzing (default: from the profile)")
 
 
@@ -118,7 +121,8 @@ def pytest_configure(config: pytest.Config) -> None:
         pytest.exit(f"conformance: {exc}", returncode=int(exc.exit_code))
     config.stash[_STATE] = state
     _load_hypothesis_profile(state)
-    summary = Summary(profile=load_profile(state.profile_ref).name, seed=state.seed, faults=state.faults)
+    summary = Summary(profile=load_profile(state.profile_ref).name, seed=state.seed if not state.traffic else None,
+                      faults=state.faults, traffic=list(state.traffic))
     summary.targets = dict(state.urls)
     config.pluginmanager.register(_SummaryCollector(summary, Path(state.report_dir)), "conformance-summary")
     if config.pluginmanager.hasplugin("xdist"):
@@ -150,6 +154,13 @@ def _prepare_run(config: pytest.Config) -> RunState:
     report_dir = Path(config.getoption("report_dir") or _default_report_dir(profile.name)).resolve()
     make_report_dir(report_dir)
     config.stash[_REPORT_DIR] = (profile.name, report_dir)
+    if getattr(config.option, "xmlpath", None) is None:
+        config.option.xmlpath = str(report_dir / "junit.xml")
+    if getattr(config.option, "allure_report_dir", None) is None:
+        config.option.allure_report_dir = str(report_dir / "allure-results")
+        config.option.clean_alluredir = True
+    if config.getoption("traffic"):
+        return _prepare_passive(config, profile, report_dir)
     # Every secret the profile names is resolved before the first request: a missing one
     # is a configuration error naming the variable and the key, never a check skipped later.
     secrets = resolve_secrets(profile)
@@ -157,11 +168,6 @@ def _prepare_run(config: pytest.Config) -> RunState:
         from conformance.openapi.loader import load_schema
 
         load_schema(profile.address, profile.address.base_url or "http://127.0.0.1/")
-    if getattr(config.option, "xmlpath", None) is None:
-        config.option.xmlpath = str(report_dir / "junit.xml")
-    if getattr(config.option, "allure_report_dir", None) is None:
-        config.option.allure_report_dir = str(report_dir / "allure-results")
-        config.option.clean_alluredir = True
     seed = config.getoption("hypothesis_seed", None)
     if seed is None:
         seed = profile.fuzz.seed if profile.fuzz.seed is not None else random.SystemRandom().randrange(2**32)
@@ -194,6 +200,26 @@ def _prepare_run(config: pytest.Config) -> RunState:
     if address is not None and address.samples and address.verify_samples and "address" in state.urls \
             and _runs_suite(config, "address"):
         _validate_samples(profile, state)
+    return state
+
+
+def _prepare_passive(config: pytest.Config, profile: Profile, report_dir: Path) -> RunState:
+    """Judging recorded traffic: nothing is started, probed or sent. Secrets the profile
+    names are not needed (the HAR holds what was sent); those that are set are masked too."""
+    import os
+
+    from conformance.passive.har import read_har
+
+    files = [str(Path(f).resolve()) for f in config.getoption("traffic")]
+    for file in files:
+        if not Path(file).is_file():
+            raise ConfigError(f"HAR file {file} does not exist")
+        read_har(file)  # a file that is no HAR: exit 2 naming it, before any check
+    state = RunState(profile_ref=str(profile.path), faults=[], report_dir=str(report_dir), seed=0, traffic=files)
+    for service in profile.services.values():
+        for env_var in getattr(service, "secret_env", {}).values():
+            if os.environ.get(env_var):
+                state.secrets[env_var] = os.environ[env_var]
     return state
 
 
@@ -429,6 +455,25 @@ def observe(request: pytest.FixtureRequest):
     return record
 
 
+@pytest.fixture
+def evidence(pytestconfig: pytest.Config):
+    """Attach exchanges to the current test's evidence (a passive check's offending exchanges)."""
+    recorder = pytestconfig.stash[_RECORDER]
+    return lambda exchanges: [recorder.record(ex) for ex in exchanges]
+
+
+@pytest.fixture(scope="session")
+def observed_traffic(conformance_state: RunState, profile: Profile, redactor: Redactor):
+    """The exchanges of the run's HAR files (--traffic), redacted, sorted by service."""
+    if not conformance_state.traffic:
+        pytest.skip("not a passive run (conformance traffic FILE.har)")
+    from conformance.passive.traffic import load_traffic
+
+    if profile.address is not None:
+        redactor.add_header(profile.address.api_key_header)
+    return load_traffic(conformance_state.traffic, profile, redactor)
+
+
 @dataclass
 class MockControls:
     cluster: Any
@@ -619,9 +664,32 @@ def pytest_runtest_call(item: pytest.Item):
         item.stash.setdefault(_OBSERVED, []).append({"finding": str(exc)})
     finally:
         if recorder is not None and _CHECK_ID in item.stash:
-            allure_adapter.attach_exchanges(recorder.take())
+            exchanges = recorder.take()
+            _traffic_log(item.config).write(exchanges)
+            allure_adapter.attach_exchanges(exchanges)
             for value in item.stash.get(_OBSERVED, []):
                 allure_adapter.attach_observation(value)
+
+
+def _traffic_log(config: pytest.Config):
+    """This process's part of the run's traffic.har (redacted exchanges, as attached)."""
+    from conformance.passive.har import TrafficLog
+
+    log = config.stash.get(_TRAFFIC, None)
+    if log is None:
+        state = config.stash[_STATE]
+        worker = getattr(config, "workerinput", {}).get("workerid", "main")
+        # A passive run sent nothing: its evidence is the input's, not new traffic.
+        log = config.stash[_TRAFFIC] = TrafficLog(state.report_dir, worker) if not state.traffic else _NoLog()
+    return log
+
+
+class _NoLog:
+    def write(self, exchanges: object) -> None:
+        return None
+
+
+_TRAFFIC = pytest.StashKey[Any]()
 
 
 def _login_blocked(exc: Exception) -> Blocked:
@@ -765,6 +833,9 @@ class _SummaryCollector:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         self.summary.write(self.report_dir)
+        from conformance.passive.har import TrafficLog
+
+        TrafficLog.join(self.report_dir)  # the run's exchanges, redacted: `conformance traffic` reads them
         from conformance.reporting.allure_extras import write_run_extras
 
         write_run_extras(self.report_dir)  # matrix.json/.md, Allure metadata; never fatal

@@ -31,8 +31,13 @@ class Check:
     proven_by: tuple[str, ...] = field(default_factory=tuple)
     # Faults under which it may plausibly fail as collateral (another rule broke first).
     may_fail_under: tuple[str, ...] = field(default_factory=tuple)
+    # What the check can judge (conformance traffic, passive mode): "exchange" (one observed
+    # exchange), "flow" (several observed exchanges together) or "probe" (only a request
+    # of its own: an active run).
+    observes: str = "probe"
 
 
+OBSERVES = ("exchange", "flow", "probe")
 _REGISTRY: dict[str, Check] = {}
 
 
@@ -46,13 +51,16 @@ def define(
     feature: str = "",
     proven_by: tuple[str, ...] | list[str] = (),
     may_fail_under: tuple[str, ...] | list[str] = (),
+    observes: str = "probe",
 ) -> Check:
     """Declare a check. Ids are unique; redefining one with other metadata is an error."""
     if not requirements:
         raise ValueError(f"check {check_id!r} names no requirement")
+    if observes not in OBSERVES:
+        raise ValueError(f"check {check_id!r}: observes must be one of {OBSERVES}")
     check = Check(
         check_id, title, tuple(requirements), severity, suite, feature,
-        tuple(proven_by), tuple(may_fail_under),
+        tuple(proven_by), tuple(may_fail_under), observes,
     )
     existing = _REGISTRY.get(check_id)
     if existing is not None and existing != check:
@@ -89,4 +97,5 @@ _CATALOGUES: tuple[str, ...] = (
     "conformance.checks.address.catalogue",
     "conformance.checks.soap.catalogue",
     "conformance.checks.auth.catalogue",
+    "conformance.checks.client.catalogue",
 )

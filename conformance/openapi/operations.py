@@ -44,6 +44,19 @@ def seed_operation(method: str, path: str) -> str | None:
     return _SEED_KEYS.get(template_key(path))
 
 
+# Concrete request paths (`/adressen/0363200000123456`), literal segments first (`/adressen/zoek`).
+_CONCRETE = sorted(
+    ((re.compile("^" + re.escape(template_key(path)).replace(re.escape("{}"), "[^/]+") + "/?$"), name)
+     for name, path in SEED_OPERATIONS.items()),
+    key=lambda pair: pair[0].pattern.count("[^/]+"),
+)
+
+
+def operation_of_request(path: str) -> str | None:
+    """The seed's operation a request path (relative to the base URL) addresses, or None."""
+    return next((name for regex, name in _CONCRETE if regex.match(path)), None)
+
+
 def path_regex(template: str) -> str:
     """A regex for schemathesis's `include(path_regex=...)`: the template with any parameter name."""
     key = template_key(template)

@@ -48,6 +48,7 @@ def build_matrix(
     registered = checks_index() if checks is None else checks
     ran = checks_by_id(summary.get("checks", []))
     suites_run = {c["suite"] for c in ran.values()}
+    passive = summary.get("mode") == "passive"
     per_requirement: dict[str, dict[str, dict[str, Any]]] = {}
     for req, named_by in registered.items():
         for check in named_by:
@@ -55,10 +56,10 @@ def build_matrix(
     for check in ran.values():
         for req in check["requirements"]:
             per_requirement.setdefault(req, {})[check["check"]] = check
-    rows = [_row(r, per_requirement.get(r.id, {}), suites_run) for r in requirements.values()]
+    rows = [_row(r, per_requirement.get(r.id, {}), suites_run, passive) for r in requirements.values()]
     for req in sorted(set(per_requirement) - set(requirements)):
         stray = Requirement(req, _api_of(per_requirement[req]), "not in the catalogue", "", "", "MUST")
-        rows.append(_row(stray, per_requirement[req], suites_run))
+        rows.append(_row(stray, per_requirement[req], suites_run, passive))
     return rows
 
 
@@ -80,15 +81,16 @@ def checks_by_id(entries: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]
 
 def _not_run(check: CheckLike) -> dict[str, Any]:
     return {"check": check.id, "severity": str(check.severity), "suite": check.suite,
-            "outcome": "not run", "reason": None, "values": []}
+            "outcome": "not run", "reason": None, "values": [], "observes": getattr(check, "observes", "probe")}
 
 
 def _api_of(checks: dict[str, dict[str, Any]]) -> str:
     return next(iter(checks.values()))["suite"] if checks else "address"
 
 
-def _row(req: Requirement, checks: dict[str, dict[str, Any]], suites_run: set[str]) -> dict[str, Any]:
-    verdict, reason = _verdict(list(checks.values()), suites_run)
+def _row(req: Requirement, checks: dict[str, dict[str, Any]], suites_run: set[str],
+         passive: bool = False) -> dict[str, Any]:
+    verdict, reason = _verdict(list(checks.values()), suites_run, passive)
     if not checks and req.untestable:
         reason = f"{GAP_REASON}: not testable against a server ({req.untestable})"
     observed = {c["check"]: (c["values"][0] if len(c["values"]) == 1 else c["values"])
@@ -101,7 +103,7 @@ def _row(req: Requirement, checks: dict[str, dict[str, Any]], suites_run: set[st
     }
 
 
-def _verdict(checks: list[dict[str, Any]], suites_run: set[str]) -> tuple[str, str | None]:
+def _verdict(checks: list[dict[str, Any]], suites_run: set[str], passive: bool = False) -> tuple[str, str | None]:
     if not checks:
         return "not tested", GAP_REASON
     failing = [c for c in checks if c["outcome"] == "failed"]
@@ -122,7 +124,12 @@ def _verdict(checks: list[dict[str, Any]], suites_run: set[str]) -> tuple[str, s
     reasons += [f"{c['outcome'].replace('_', ' ')}: {c['reason']}" for c in checks
                 if c["outcome"] in ("skipped", "not_applicable")]
     for c in checks:
-        if c["outcome"] == "not run":
+        if c["outcome"] != "not run":
+            continue
+        if passive:  # recorded traffic: what only a request of the check's own can show needs an active run
+            reasons.append(f"{c['check']} needs an active run" if c.get("observes", "probe") == "probe"
+                           else f"{c['check']} not judged from traffic")
+        else:
             reasons.append(f"suite {c['suite']} not run" if c["suite"] not in suites_run
                            else f"{c['check']} not run (deselected)")
     return "not tested", "; ".join(dict.fromkeys(reasons))
@@ -171,6 +178,11 @@ def render_markdown(summary: dict[str, Any], rows: list[dict[str, Any]]) -> str:
     head = f"profile `{summary.get('profile')}`, started {summary.get('started')}"
     if summary.get("api_version"):
         head += f", api-version {summary['api_version']}"
+    if summary.get("mode") == "passive":
+        covered = sum(1 for r in rows if r["verdict"] not in ("not tested",))
+        head += (f"; passive: recorded traffic judged ({', '.join(Path(f).name for f in summary.get('traffic', []))}), "
+                 f"nothing sent. {covered} requirements judged from it; those marked \"needs an active run\" "
+                 "can only be judged by a request of the check's own (`conformance run`)")
     lines = ["# Conformance matrix", "", head, "",
              "| | requirements | " + " | ".join(VERDICTS) + " | gaps |", "|---" * (len(VERDICTS) + 3) + "|"]
     for key, c in counts.items():

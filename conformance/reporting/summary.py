@@ -71,6 +71,8 @@ class Summary:
     entries: list[Entry] = field(default_factory=list)
     # A run that ended before any check (unreachable environment) still says why.
     stopped: str | None = None
+    # A passive run (`conformance traffic`): the HAR files it judged; it sent nothing.
+    traffic: list[str] = field(default_factory=list)
 
     def add(self, entry: Entry) -> None:
         """One entry per (check, test): a repeated report keeps the worse outcome."""
@@ -172,6 +174,8 @@ class Summary:
             "verdict_text": VERDICT_TEXT[code],
             "exit_code": int(code),
             "stopped": self.stopped,
+            "mode": "passive" if self.traffic else "active",
+            "traffic": self.traffic,
             "counts": self.counts(),
             "root_causes": self.root_causes(),
             "requirements": self.by_requirement(),

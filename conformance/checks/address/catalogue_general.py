@@ -30,7 +30,20 @@ def _define(check_id, title, requirements, severity, feature, proven_by=(), may_
         f"address.{check_id}", title, requirements=requirements, severity=severity, suite=SUITE,
         feature=feature, proven_by=tuple(f"address.{f}" for f in proven_by),
         may_fail_under=tuple(f if f.startswith("address.") else f"address.{f}" for f in may_fail_under),
+        observes="exchange" if f"address.{check_id}" in OBSERVED_EXCHANGE else "probe",
     )
+
+
+# The rules that any one observed exchange can show broken (conformance traffic judges
+# them on recorded traffic, suites/passive/): a response speaks for itself.
+OBSERVED_EXCHANGE = frozenset({
+    "address.media.success_is_hal_json", "address.media.error_is_problem_json", "address.errors.problem_members",
+    "address.errors.code_matches_status", "address.headers.api_version_present", "address.headers.pagination",
+    "address.headers.content_crs", "address.headers.rate_limit_present", "address.ratelimit.headers_on_429",
+    "address.ratelimit.problem_body_429", "address.maintenance.problem_body_503",
+    "address.maintenance.retry_after_http_date", "address.media.not_acceptable_names_accept_crs",
+    "address.hal.self_link_present", "address.hal.self_link_reflects_request", "address.headers.warning_present",
+})
 
 
 # --- media types (seed parts 1 and 7) ---------------------------------------------------------

@@ -1,0 +1,1 @@
+"""Checks of what a client sends (judged from observed traffic)."""

@@ -1,0 +1,1 @@
+"""Passive conformance: judging recorded traffic (HAR) with the same checks, sending nothing."""

@@ -1,0 +1,161 @@
+"""HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/): what browsers, Postman,
+mitmproxy, Playwright and Charles export, read into Exchanges, and written from them.
+
+A HAR file is untrusted input: it is read within a size cap, parsed as plain JSON (no
+NaN/Infinity constants), and every entry is checked for the members it needs; a file that
+is not a HAR, or an entry that is broken, is a ConfigError naming the file and the entry,
+never a traceback. Bodies stay bytes as the capture holds them (`content.encoding:
+base64` is undone); a body over the cap is cut and marked `truncated`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from conformance.errors import ConfigError
+from conformance.http.exchange import MAX_BODY, Exchange, Headers
+
+MAX_HAR_BYTES = 256 * 1024 * 1024
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"non-standard JSON constant {name}")
+
+
+def read_har(path: str | Path) -> list[Exchange]:
+    """Every entry of the HAR file, in its order."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_HAR_BYTES:
+            raise ConfigError(f"{path}: {size} bytes, over the {MAX_HAR_BYTES} a HAR file may have here")
+        data = json.loads(path.read_bytes(), parse_constant=_reject_constant)
+    except OSError as exc:
+        raise ConfigError(f"cannot read the HAR file {path}: {exc.strerror or exc}") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path} is not a HAR file (not JSON: {exc})") from None
+    entries = data.get("log", {}).get("entries") if isinstance(data, dict) and isinstance(data.get("log"), dict) else None
+    if not isinstance(entries, list):
+        raise ConfigError(f"{path} is not a HAR file (no log.entries)")
+    out = []
+    for index, entry in enumerate(entries):
+        try:
+            out.append(_exchange(entry))
+        except (KeyError, TypeError, ValueError, binascii.Error) as exc:
+            raise ConfigError(f"{path}: log.entries[{index}] is not a HAR entry ({type(exc).__name__}: {exc})") from None
+    return out
+
+
+def _headers(items: Any) -> Headers:
+    return Headers([(str(h["name"]), str(h["value"])) for h in items or []])
+
+
+def _bytes(text: Any, encoding: Any) -> tuple[bytes, bool]:
+    if not isinstance(text, str):
+        return b"", False
+    raw = base64.b64decode(text, validate=True) if encoding == "base64" else text.encode("utf-8", "surrogatepass")
+    return raw[:MAX_BODY], len(raw) > MAX_BODY
+
+
+def _exchange(entry: dict[str, Any]) -> Exchange:
+    request, response = entry["request"], entry["response"]
+    post = request.get("postData") or {}
+    request_body, _ = _bytes(post.get("text"), post.get("encoding"))
+    content = response.get("content") or {}
+    body, truncated = _bytes(content.get("text"), content.get("encoding"))
+    return Exchange(
+        method=str(request["method"]).upper(),
+        url=str(request["url"]),
+        request_headers=_headers(request.get("headers")),
+        request_body=request_body,
+        status=int(response["status"]),
+        response_headers=_headers(response.get("headers")),
+        body=body,
+        truncated=truncated,
+        elapsed_ms=float(entry.get("time") or 0.0),
+        notes={"startedDateTime": str(entry.get("startedDateTime", ""))},
+    )
+
+
+# --------------------------------------------------------------------------- writing
+def har_document(exchanges: Iterable[Exchange], *, creator: str = "registry-conformance") -> dict[str, Any]:
+    return {"log": {"version": "1.2", "creator": {"name": creator, "version": "1"},
+                    "entries": [_entry(ex) for ex in exchanges]}}
+
+
+def write_har(exchanges: Iterable[Exchange], path: str | Path) -> Path:
+    path = Path(path)
+    path.write_text(json.dumps(har_document(exchanges), indent=1), encoding="utf-8")
+    return path
+
+
+def _text(body: bytes) -> dict[str, Any]:
+    try:
+        return {"text": body.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {"text": base64.b64encode(body).decode("ascii"), "encoding": "base64"}
+
+
+def _pairs(headers: Headers) -> list[dict[str, str]]:
+    return [{"name": k, "value": v} for k, v in headers.items()]
+
+
+def _entry(ex: Exchange) -> dict[str, Any]:
+    started = ex.notes.get("startedDateTime") or datetime.now(UTC).isoformat()
+    request: dict[str, Any] = {"method": ex.method, "url": ex.url, "httpVersion": "HTTP/1.1", "cookies": [],
+                               "headers": _pairs(ex.request_headers),
+                               "queryString": [{"name": k, "value": v} for k, v in ex.query],
+                               "headersSize": -1, "bodySize": len(ex.request_body)}
+    if ex.request_body:
+        request["postData"] = {"mimeType": ex.request_headers.get("content-type") or "", **_text(ex.request_body)}
+    return {
+        "startedDateTime": started, "time": ex.elapsed_ms, "request": request,
+        "response": {"status": ex.status, "statusText": "", "httpVersion": "HTTP/1.1", "cookies": [],
+                     "headers": _pairs(ex.response_headers), "redirectURL": ex.response_headers.get("location") or "",
+                     "content": {"size": len(ex.body), "mimeType": ex.response_headers.get("content-type") or "",
+                                 **_text(ex.body)},
+                     "headersSize": -1, "bodySize": len(ex.body)},
+        "cache": {}, "timings": {"send": 0, "wait": ex.elapsed_ms, "receive": 0},
+    }
+
+
+class TrafficLog:
+    """A run's exchanges (already redacted), appended as they are recorded -- one HAR entry
+    per line in a part file per process, so nothing is held in memory -- and joined into
+    the run directory's `traffic.har` at the end (`join`)."""
+
+    PART_GLOB = ".traffic-*.jsonl"
+
+    def __init__(self, report_dir: str | Path, process: str) -> None:
+        self.path = Path(report_dir) / f".traffic-{process}.jsonl"
+
+    def write(self, exchanges: Iterable[Exchange]) -> None:
+        lines = [json.dumps(_entry(ex)) + "\n" for ex in exchanges]
+        if lines:
+            with self.path.open("a", encoding="utf-8") as handle:
+                handle.writelines(lines)
+
+    @classmethod
+    def join(cls, report_dir: str | Path) -> Path | None:
+        parts = sorted(Path(report_dir).glob(cls.PART_GLOB))
+        if not parts:
+            return None
+        target = Path(report_dir) / "traffic.har"
+        with target.open("w", encoding="utf-8") as out:
+            out.write('{"log": {"version": "1.2", "creator": {"name": "registry-conformance", "version": "1"}, '
+                      '"entries": [\n')
+            first = True
+            for part in parts:
+                with part.open(encoding="utf-8") as handle:
+                    for line in handle:
+                        out.write(("" if first else ",\n") + line.rstrip("\n"))
+                        first = False
+                part.unlink()
+            out.write("\n]}}\n")
+        return target

@@ -1,0 +1,34 @@
+"""One rule over every observed exchange it applies to."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TypeVar
+
+from conformance.checks.finding import Finding
+from conformance.errors import NotApplicable
+
+T = TypeVar("T")
+SHOWN = 5  # offending exchanges named in a finding (all are attached as evidence)
+
+
+def judge_each(items: Iterable[T], rule: Callable[[T], None], *, label: Callable[[T], str], what: str,
+               evidence: Callable[[list[T]], object] = lambda _: None) -> int:
+    """Apply `rule` to each item; a finding names how many of the observed items break it
+    and the first few with what each broke. No item at all: the rule was not observed."""
+    seen, broken = 0, []
+    for item in items:
+        seen += 1
+        try:
+            rule(item)
+        except Finding as finding:
+            broken.append((item, finding))
+    if not seen:
+        raise NotApplicable(f"the traffic holds no {what}")
+    if broken:
+        evidence([item for item, _ in broken])
+        first = broken[0][1]
+        lines = "; ".join(f"{label(item)}: {finding.message}" for item, finding in broken[:SHOWN])
+        raise Finding(f"{len(broken)} of {seen} observed {what} break the rule: {lines}",
+                      expected=first.expected, actual=first.actual)
+    return seen

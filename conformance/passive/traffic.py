@@ -1,0 +1,74 @@
+"""Observed traffic sorted by the service of the profile it belongs to.
+
+An exchange belongs to the address API when its URL lies below the profile's address
+`base_url`; for a profile without one (the local mock's), when its path ends in one of the
+seed's operation templates (part 4), the prefix before it being the base path. Exchanges
+of no service of the profile are counted and left alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from conformance.http.exchange import Exchange
+from conformance.http.redaction import Redactor
+from conformance.openapi.operations import operation_of_request
+from conformance.passive.har import read_har
+from conformance.profiles import Profile
+
+
+@dataclass(frozen=True)
+class AddressExchange:
+    exchange: Exchange
+    relative: str          # the path below the base URL (`/adressen/0363...`)
+    operation: str | None  # the seed's operation name, None for a path the seed does not have
+
+    @property
+    def label(self) -> str:
+        ex = self.exchange
+        query = f"?{ex.raw_query}" if ex.raw_query else ""
+        return f"{ex.method} {self.relative}{query} -> {ex.status}"
+
+
+@dataclass
+class Traffic:
+    address: list[AddressExchange] = field(default_factory=list)
+    other: int = 0
+    files: list[str] = field(default_factory=list)
+
+
+def _address_relative(ex: Exchange, base_url: str | None) -> str | None:
+    path = urlsplit(ex.url).path
+    if base_url:
+        base = urlsplit(base_url)
+        if urlsplit(ex.url).netloc != base.netloc or not path.startswith(base.path.rstrip("/")):
+            return None
+        return path[len(base.path.rstrip("/")):] or "/"
+    # No base URL: the longest tail of the path that is one of the seed's operations.
+    segments = path.split("/")
+    for start in range(1, len(segments)):
+        tail = "/" + "/".join(segments[start:])
+        if operation_of_request(tail) is not None:
+            return tail
+    return None
+
+
+def load_traffic(files: list[str], profile: Profile, redactor: Redactor) -> Traffic:
+    """Every exchange of the HAR files, redacted (whatever the capture held, nothing secret
+    reaches a report), sorted by service."""
+    traffic = Traffic(files=[str(Path(f)) for f in files])
+    address = profile.address
+    base_url = address.base_url if address is not None and not address.mock else None
+    for file in files:
+        for raw in read_har(file):
+            redactor.learn(raw)
+            ex = redactor.exchange(raw)
+            relative = _address_relative(ex, base_url) if address is not None else None
+            if relative is None:
+                traffic.other += 1
+                continue
+            operation = operation_of_request(relative) if ex.method == "GET" else None
+            traffic.address.append(AddressExchange(ex, relative, operation))
+    return traffic
