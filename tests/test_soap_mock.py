@@ -11,6 +11,7 @@ import httpx
 import pytest
 from lxml import etree
 
+from conformance.checks.soap import probes
 from conformance.mocks.faults import FaultSet
 from conformance.mocks.launcher import ServerThread
 from conformance.mocks.soap import app as mock_app
@@ -112,7 +113,6 @@ MUST_UNDERSTAND = build_envelope(
         ("schema-invalid body", INVALID, HEADERS, "Client"),
         ("DOCTYPE with external entity", XXE, HEADERS, "Client"),
         ("element after Body", AFTER_BODY, HEADERS, "Client"),
-        ("Content-Type application/json", VALID, {**HEADERS, "Content-Type": "application/json"}, "Client"),
         ("mustUnderstand header", MUST_UNDERSTAND, HEADERS, "MustUnderstand"),
         ("oversized body", VALID + b"<!--" + b"x" * 70_000 + b"-->", HEADERS, "Client"),
     ],
@@ -121,6 +121,62 @@ def test_protocol_violation_gets_a_soap11_fault(post, case: str, body: bytes, he
     response = post(body, headers)
     assert _fault_code(response) == code, case
     assert "root:" not in response.text
+
+
+def test_media_type_other_than_text_xml_is_415_with_a_fault(post) -> None:
+    # BP R1115: 415 for a Content-Type the WSDL's SOAP 1.1 binding does not allow.
+    for media_type in ("application/json", "text/plain; charset=utf-8"):
+        assert _fault_code(post(VALID, {**HEADERS, "Content-Type": media_type}), status=415) == "Client"
+
+
+def _header(must_understand: str | None = None, actor: str | None = None, nested: bool = False) -> bytes:
+    entry = probes.header_entry(must_understand=must_understand, actor=actor, nested_must_understand=nested)
+    return probes.with_header(_request(), entry)
+
+
+@pytest.mark.parametrize(
+    ("must_understand", "actor", "nested", "code"),
+    [
+        ("1", None, False, "MustUnderstand"),  # SOAP 1.1 4.2.3: for the ultimate destination
+        ("1", probes.ACTOR_NEXT, False, "MustUnderstand"),  # 4.2.2: the first SOAP application
+        ("true", None, False, "MustUnderstand"),  # xsd:boolean true (BP R1013 forbids it to senders)
+        ("yes", None, False, "Client"),  # no mustUnderstand value at all
+        ("1", probes.OTHER_ACTOR, False, None),  # for another node: not this service's to check
+        ("0", None, False, None),
+        (None, None, False, None),
+        ("0", probes.ACTOR_NEXT, False, None),
+        (None, None, True, None),  # 4.2.1: only on an immediate child of Header does it count
+    ],
+)
+def test_header_entries_are_processed_as_soap_1_1_says(post, must_understand, actor, nested, code) -> None:
+    response = post(_header(must_understand, actor, nested))
+    if code is None:
+        assert response.status_code == 200
+        return
+    assert _fault_code(response) == code
+    fault = parse_untrusted(response.content).getroot().find(f".//{{{SOAP11_ENV_NS}}}Fault")
+    assert fault is not None and fault.find("detail") is None  # SOAP 1.1 4.4: no detail for header errors
+
+
+@pytest.mark.parametrize("rule", ["after_body", "two_children", "encoding_style", "unqualified",
+                                  "processing_instruction", "not_an_envelope"])
+def test_envelope_rules_are_enforced(post, rule: str) -> None:
+    for probe in probes.envelope_probes(_request())[rule]:
+        assert _fault_code(post(probe.body)) == "Client", probe.variant
+
+
+def test_every_doctype_is_refused_and_nothing_expanded(post) -> None:
+    for probe in probes.doctype_probes(_request()):
+        response = post(probe.body)
+        assert _fault_code(response) == "Client", probe.variant
+        assert not any(m.encode() in response.content for m in probe.markers), probe.variant
+
+
+def test_a_utf16_request_is_understood(post) -> None:
+    response = post(probes.utf16_envelope(_request()), {**HEADERS, "Content-Type": "text/xml; charset=utf-16"})
+    assert response.status_code == 200 and response.headers["content-type"] == "text/xml; charset=utf-8"
+    view = inspect_envelope(parse_untrusted(response.content).getroot())
+    assert CONTRACT.schema_errors(view.body_children[0]) == []
 
 
 def test_body_errors_carry_detail_header_errors_do_not(post) -> None:

@@ -4,8 +4,11 @@ POST {path} takes a GraafberichtServiceRequest and answers a schema-valid
 GraafberichtServiceResponse (see response.py). Every problem with a request is answered
 with a SOAP 1.1 Fault, HTTP 500, `text/xml; charset=utf-8` (`Client` for the request's
 fault, `VersionMismatch` for another envelope namespace as SOAP 1.1 4.1.2 requires,
-`Server` for our own); never a stack trace or an HTML page. GET {path}?wsdl serves the WSDL
-with the address and the action base filled in; the types schema sits next to it.
+`Server` for our own); never a stack trace or an HTML page. Another method than POST gets
+405, another media type than text/xml 415 (BP R1114, R1115), each with a Fault body. Header
+entries and the Basic Profile's envelope rules are processed in processing.py; a request
+may be UTF-8 or UTF-16 (BP R1012). GET {path}?wsdl serves the WSDL with the address and the
+action base filled in; the types schema sits next to it.
 
 With `basic_credentials` set, every request to the endpoint needs them (RFC 7617): without
 or with wrong ones it gets HTTP 401 with a `WWW-Authenticate: Basic` challenge and a Client
@@ -18,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import contextlib
 import hmac
 import logging
 import posixpath
@@ -30,8 +34,10 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from conformance.mocks.faults import FaultSet
+from conformance.mocks.soap import processing
+from conformance.mocks.soap.errors import SoapFault
 from conformance.mocks.soap.response import build_response, serialize_response
-from conformance.soap import SHIPPED_WSDL, SHIPPED_XSD, SOAP11_ENV_NS, soap_action
+from conformance.soap import SERVICE, SHIPPED_WSDL, SHIPPED_XSD, SOAP11_ENV_NS, soap_action
 from conformance.soap.envelope import build_fault, envelope_version, inspect_envelope
 from conformance.soap.loader import (
     ServiceContract,
@@ -47,6 +53,7 @@ _LOG = logging.getLogger(__name__)
 XML_MEDIA_TYPE = "text/xml; charset=utf-8"
 SOAP12_MEDIA_TYPE = "application/soap+xml; charset=utf-8"
 _MAX_DETAIL_ENTRIES = 5
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
 @dataclass(frozen=True)
@@ -61,23 +68,6 @@ class SoapMockConfig:
     # How long the first request of a new connection waits under `soap.response_hangs`:
     # longer than the harness's response-time limit, shorter than its time-out.
     hang_s: float = 3.0
-
-
-class SoapFault(Exception):
-    """Raised while handling a request; becomes a Fault response."""
-
-    def __init__(
-        self, code: str, message: str, detail: tuple[str, ...] = (), *, status: int = 500, refusal: str = "",
-        headers: dict[str, str] | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.detail = detail
-        self.status = status  # 500 for every Fault (SOAP 1.1 6.2), 405 for a wrong method, 401 unauthenticated
-        # Which protocol violation this refuses: the fault `soap.<refusal>_accepted` lets it through.
-        self.refusal = refusal
-        self.headers = headers or {}
 
 
 def create_app(config: SoapMockConfig, faults: FaultSet) -> Starlette:
@@ -109,6 +99,8 @@ class _Service:
             self._authenticate(request)
             if request.method == "GET" and "wsdl" in {k.lower() for k in request.query_params}:
                 return self._wsdl(request)
+            if request.method == "GET" and self.faults.on("soap.get_answered"):
+                return self._service_page()  # the fault: an information page instead of 405
             if request.method != "POST":
                 # BP 1.1 R1114: 405 for another method; the body is still a SOAP Fault.
                 raise SoapFault("Client", f"{request.method} is not supported: SOAP requests use POST", status=405)
@@ -170,6 +162,10 @@ class _Service:
         )
         return Response(data, media_type=XML_MEDIA_TYPE)
 
+    def _service_page(self) -> Response:
+        page = f"<html><body><h1>{SERVICE}</h1><p>POST SOAP 1.1 requests to this address.</p></body></html>"
+        return Response(page.encode(), media_type="text/html; charset=utf-8")
+
     async def _read_body(self, request: Request) -> bytes:
         limit = self.config.max_body_bytes
         declared = request.headers.get("content-length", "")
@@ -188,30 +184,34 @@ class _Service:
 
     # ------------------------------------------------------------------ SOAP layer
     def _handle(self, body: bytes, request: Request) -> Response:
+        utf16 = body.startswith(_UTF16_BOMS)
+        if utf16 and self.faults.on("soap.utf16_request_refused"):
+            # The fault: a service that reads UTF-8 only (BP R1012 allows UTF-16 as well).
+            raise SoapFault("Client", "the request is not UTF-8: only UTF-8 requests are accepted")
         root = self._parse(body)
         version = envelope_version(root)
         if version is None:
             if etree.QName(root).localname == "Envelope":
                 raise SoapFault("VersionMismatch", f"unknown envelope namespace {etree.QName(root).namespace}")
-            raise SoapFault("Client", f"the document element is {root.tag}, not a SOAP 1.1 Envelope")
+            # BP R1015: a Fault for any other document element.
+            raise SoapFault("Client", f"the document element is {root.tag}, not a SOAP 1.1 Envelope",
+                            refusal="not_an_envelope")
         if version != "1.1":
             raise SoapFault(
                 "VersionMismatch", f"this service speaks SOAP 1.1 ({SOAP11_ENV_NS}), not SOAP {version}", refusal="soap12"
             )
         media, _params = content_type_parts(request.headers.get("content-type"))
         if media != "text/xml":
-            raise SoapFault("Client", f"Content-Type {media or 'none'} is not text/xml (SOAP 1.1 over HTTP)")
+            # BP R1115: 415 for a media type the WSDL does not allow; the body is still a Fault.
+            raise SoapFault("Client", f"Content-Type {media or 'none'} is not text/xml (SOAP 1.1 over HTTP)",
+                            status=415, refusal="unsupported_media_type")
         self._check_soap_action(request.headers.get("soapaction"))
         view = inspect_envelope(root)
-        if view.problems:
-            raise SoapFault("Client", "the envelope is malformed", tuple(p.message for p in view.problems))
-        if view.header is not None:
-            for entry in view.header:
-                if isinstance(entry.tag, str) and entry.get(f"{{{SOAP11_ENV_NS}}}mustUnderstand") in ("1", "true"):
-                    raise SoapFault("MustUnderstand", f"header entry {entry.tag} is not understood")
-        if len(view.body_children) != 1:
-            raise SoapFault("Client", "the Body must hold exactly one element", (f"found {len(view.body_children)}",))
-        child = view.body_children[0]
+        problems = processing.envelope_problems(view, self.faults)
+        if problems:
+            raise SoapFault("Client", "the envelope is malformed", tuple(p.message for p in problems))
+        processing.check_headers(view.header, self.faults)
+        child = processing.body_entry(view, self.contract, self.faults)
         operation = self.contract.operation_for_input(child.tag)
         if operation is None:
             raise SoapFault(
@@ -225,17 +225,31 @@ class _Service:
                 raise SoapFault("Client", "the request is not valid against the types schema", detail)
         if self.faults.on("soap.valid_request_refused"):
             raise SoapFault("Server", "the message service is temporarily unable to process requests")
-        return self._answer(child)
+        return self._answer(child, utf16=utf16)
 
-    def _answer(self, request_element: etree._Element) -> Response:
-        response = build_response(request_element, self.faults)
-        media_type = SOAP12_MEDIA_TYPE if self.faults.on("soap.soap12_content_type") else XML_MEDIA_TYPE
-        return Response(serialize_response(response, self.faults), status_code=200, media_type=media_type)
+    def _answer(self, request_element: etree._Element, *, utf16: bool = False) -> Response:
+        data = serialize_response(build_response(request_element, self.faults), self.faults)
+        charset = "utf-8"
+        if utf16 and self.faults.on("soap.utf16_answer_mislabelled"):
+            # The fault: a UTF-16 request answered in UTF-16, still labelled utf-8.
+            data = data.decode("utf-8").replace("encoding='UTF-8'", "encoding='UTF-16'", 1).encode("utf-16")
+        if self.faults.on("soap.response_charset_mislabelled"):
+            charset = "utf-16"  # the fault: UTF-8 bytes labelled utf-16
+        if self.faults.on("soap.response_declaration_mismatch"):
+            # The fault: an XML declaration naming another encoding than the bytes and the charset.
+            data = data.replace(b"encoding='UTF-8'", b"encoding='ISO-8859-1'", 1)
+        media_type = SOAP12_MEDIA_TYPE if self.faults.on("soap.soap12_content_type") else f"text/xml; charset={charset}"
+        return Response(data, status_code=200, media_type=media_type)
 
     def _parse(self, body: bytes) -> etree._Element:
         try:
             return parse_untrusted(body, max_bytes=self.config.max_body_bytes, what="the request body").getroot()
         except XmlRefused as refused:
+            if refused.reason == "doctype" and self.faults.on("soap.request_internal_entities_expanded"):
+                # The fault: external entities and DTDs are refused, internal entities expanded.
+                parser = etree.XMLParser(resolve_entities="internal", no_network=True, load_dtd=False)
+                with contextlib.suppress(etree.XMLSyntaxError):
+                    return etree.fromstring(body, parser)
             if refused.reason == "doctype" and self.faults.on("soap.request_dtd_accepted"):
                 # The fault: a lenient parser that keeps the DOCTYPE (still never expanding).
                 parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
@@ -268,7 +282,10 @@ class _Service:
                 '  File "service.py", line 42, in handle\nValueError: ' + _html_escape(fault.message) + "</pre></body></html>"
             )
             return Response(page.encode(), status_code=status, headers=headers, media_type="text/html; charset=utf-8")
-        data = build_fault(fault.code, fault.message, detail=fault.detail)
+        code = fault.code
+        if self.faults.on("soap.fault_dotted_codes") and "." not in code:
+            code += ".Error"  # the fault: a dotted refinement of every code (BP R1031 advises against them)
+        data = build_fault(code, fault.message, detail=fault.detail)
         if self.faults.on("soap.fault_without_faultcode"):
             data = _drop_faultcode(data)
         media_type = SOAP12_MEDIA_TYPE if self.faults.on("soap.soap12_content_type") else XML_MEDIA_TYPE
