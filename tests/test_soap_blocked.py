@@ -27,8 +27,12 @@ import pytest
 from conformance.checks.soap import catalogue as c
 from conformance.profiles import REPO_ROOT
 
-# Every check that judges a refusal or the Fault given for a bad request.
-NEGATIVE_CHECKS = c.REJECTION_CHECKS | c.FAULT_CHECKS
+# Every check that judges a refusal or the Fault given for a bad request, or compares the
+# answer to a changed request with its control's (header entries, a UTF-16 request).
+NEGATIVE_CHECKS = (
+    c.REJECTION_CHECKS | c.FAULT_CHECKS | c.ENVELOPE_CHECKS | c.HEADER_CHECKS | c.HTTP_CHECKS
+    | {c.REQUEST_UTF16_UNDERSTOOD, c.REQUEST_UTF16_ACCEPTED}
+)
 # Every check that judges the response element of a valid request.
 RESPONSE_ELEMENT_CHECKS = {c.RESPONSE_BODY_ELEMENT, c.RESPONSE_SCHEMA_VALID, c.RESPONSE_REFERS_TO_REQUEST}
 

@@ -231,18 +231,6 @@ def test_the_shared_control_is_asked_once_per_run() -> None:
             refused.shared_control()
 
 
-def test_the_xxe_control_differs_from_the_probe_only_by_the_entity() -> None:
-    contract = load_contract(soap_url=URL, soap_action_base=BASE)
-    request = sample_request()
-    before = etree.tostring(request)
-    control, probe = SoapSuite.xxe_envelopes(request)
-    assert etree.tostring(request) == before  # the drawn request is left as it is
-    body = etree.fromstring(control)[0][0]
-    assert not contract.schema_errors(body)
-    assert b"<!DOCTYPE" in probe and b"&xxe;" in probe and b"<!DOCTYPE" not in control
-    assert probe.replace(b"Probe &xxe;", b"Probe").split(b"]>\n", 1)[1] == control.split(b"?>", 1)[1].lstrip()
-
-
 def test_each_mutant_keeps_its_valid_original() -> None:
     contract = load_contract(soap_url=URL, soap_action_base=BASE)
     suite = SoapSuite.for_service(_FakeService(b"", 200))

@@ -43,3 +43,8 @@ def test_error_is_a_soap_fault_not_html(fault_exchange: Exchange) -> None:
 @pytest.mark.check("soap.fault.structure")
 def test_fault_has_code_string_and_detail(fault_exchange: Exchange) -> None:
     messages.check_fault_structure(fault_exchange, body_unprocessable=True)
+
+
+@pytest.mark.check("soap.fault.code_without_dot_notation")
+def test_fault_code_has_no_dot_notation(fault_exchange: Exchange) -> None:
+    messages.check_fault_code_undotted(fault_exchange)

@@ -5,6 +5,13 @@ SOAP 1.1 (W3C Note, 2000); `WSI-BP11-R<nnnn>` for WS-I Basic Profile 1.1; `RFC<n
 Severity follows docs/design.md: MUST where the seed or a MUST of the protocol it names
 requires it; SHOULD where the seed is silent and the check follows common practice (many
 servers accept a wrong SOAPAction or skip schema validation: that is reported, as a warning).
+
+Refusals of a request: MUST where SOAP 1.1 or the Basic Profile binds the receiver (R1015,
+VersionMismatch, MustUnderstand, SOAP 1.1 4.3.1: every Body entry is mandatory, so one it does
+not process or understand must fail the message) or where SOAP 1.1 itself says a message MUST
+NOT hold the construct (section 3: a DOCTYPE, a processing instruction); SHOULD where only the
+Basic Profile restricts what SOAP 1.1 allows (an element after the Body, soap:encodingStyle):
+those rules bind the sender's envelope, and a SOAP 1.1 processor may accept them.
 """
 
 from __future__ import annotations
@@ -17,6 +24,10 @@ _RESPONSE = "part 4 / responses to valid requests"
 _REJECT = "part 4 / rejection of bad requests"
 _FAULT = "SOAP 1.1 Fault"
 _HARDENING = "XML hardening"
+_ENVELOPE = "SOAP 1.1 / Basic Profile envelope rules"
+_HEADERS = "SOAP 1.1 header entries"
+_ENCODING = "character encoding"
+_HTTP = "SOAP 1.1 HTTP binding"
 
 # --------------------------------------------------------------------------- the WSDL
 WSDL_PORT_TYPE_OPERATION = define(
@@ -171,10 +182,135 @@ REJECT_OVERSIZED = define(
 ).id
 REJECT_DOCTYPE = define(
     "soap.request.doctype_rejected",
-    "A request with a DOCTYPE and an external entity (XXE probe) gets a Client Fault; the "
-    "entity is never expanded into the answer",
-    requirements=("WSI-BP11-R1008", "SOAP11-4.4.1"),
+    "A request with a DOCTYPE of any kind (none declared, an external DTD, internal general "
+    "entities, a parameter entity, an external entity) gets a Client Fault, and nothing it "
+    "declares ever appears in the answer (the entities are never expanded)",
+    requirements=("SOAP11-3", "WSI-BP11-R1008", "SOAP11-4.4.1"),
     severity=Severity.MUST, suite=SUITE, feature=_HARDENING,
+).id
+REJECT_NOT_AN_ENVELOPE = define(
+    "soap.request.not_an_envelope_rejected",
+    "A well-formed request whose document element is not soap:Envelope (the request element "
+    "alone) gets a Fault with HTTP 500",
+    requirements=("WSI-BP11-R1015", "SOAP11-6.2"),
+    severity=Severity.MUST, suite=SUITE, feature=_ENVELOPE,
+).id
+REJECT_TWO_BODY_CHILDREN = define(
+    "soap.request.two_body_children_rejected",
+    "A Body holding the request element twice gets a Client Fault with HTTP 500 (a "
+    "document/literal Body holds exactly one element, the input part's)",
+    requirements=("WSI-BP11-R9981", "SOAP11-4.3.1", "WSI-BP11-R2712", "SOAP11-4.4.1", "SOAP11-6.2"),
+    severity=Severity.MUST, suite=SUITE, feature=_ENVELOPE,
+).id
+REJECT_UNQUALIFIED_BODY_CHILD = define(
+    "soap.request.unqualified_body_child_rejected",
+    "A Body child without a namespace (the request element unqualified) gets a Client Fault "
+    "with HTTP 500",
+    requirements=("WSI-BP11-R1014", "SOAP11-4.3.1", "WSI-BP11-R2712", "SOAP11-4.4.1", "SOAP11-6.2"),
+    severity=Severity.MUST, suite=SUITE, feature=_ENVELOPE,
+).id
+REJECT_AFTER_BODY = define(
+    "soap.request.element_after_body_rejected",
+    "A request with an element after soap:Body gets a Client Fault with HTTP 500 (Basic Profile "
+    "forbids what SOAP 1.1 allows)",
+    requirements=("WSI-BP11-R1011", "SOAP11-6.2"),
+    severity=Severity.SHOULD, suite=SUITE, feature=_ENVELOPE,
+).id
+REJECT_ENCODING_STYLE = define(
+    "soap.request.encoding_style_rejected",
+    "A request with soap:encodingStyle on soap:Envelope, soap:Body or the Body child (a literal "
+    "service) gets a Client Fault with HTTP 500",
+    requirements=("WSI-BP11-R1005", "WSI-BP11-R1006", "WSI-BP11-R2706", "SOAP11-6.2"),
+    severity=Severity.SHOULD, suite=SUITE, feature=_ENVELOPE,
+).id
+REJECT_PROCESSING_INSTRUCTION = define(
+    "soap.request.processing_instruction_rejected",
+    "A request with a processing instruction in soap:Body gets a Client Fault with HTTP 500",
+    requirements=("SOAP11-3", "WSI-BP11-R1009", "SOAP11-6.2"),
+    severity=Severity.MUST, suite=SUITE, feature=_ENVELOPE,
+).id
+
+# --------------------------------------------------------------------------- header entries
+HEADER_MUST_UNDERSTAND = define(
+    "soap.header.must_understand_fault",
+    "A header entry the service does not understand, marked mustUnderstand=\"1\" for it (no actor, "
+    "or the actor .../soap/actor/next), gets a soapenv:MustUnderstand Fault with HTTP 500 and "
+    "no detail",
+    requirements=("SOAP11-4.2.3", "WSI-BP11-R1027", "SOAP11-4.4.1", "SOAP11-4.4", "SOAP11-6.2"),
+    severity=Severity.MUST, suite=SUITE, feature=_HEADERS,
+).id
+HEADER_MUST_UNDERSTAND_TRUE = define(
+    "soap.header.must_understand_true_refused",
+    "A header entry marked mustUnderstand=\"true\" (not a SOAP 1.1 value) is not processed as if "
+    "it were optional: a MustUnderstand or Client Fault with HTTP 500",
+    requirements=("SOAP11-4.2.3", "WSI-BP11-R1013"),
+    severity=Severity.SHOULD, suite=SUITE, feature=_HEADERS,
+).id
+HEADER_OPTIONAL_IGNORED = define(
+    "soap.header.optional_ignored",
+    "An optional header entry (mustUnderstand=\"0\", or no mustUnderstand; with or without the "
+    "actor .../next) does not change the answer: HTTP 200 and a schema-valid response",
+    requirements=("SOAP11-2", "SOAP11-4.2.3"),
+    severity=Severity.SHOULD, suite=SUITE, feature=_HEADERS,
+).id
+HEADER_OTHER_ACTOR_IGNORED = define(
+    "soap.header.other_actor_ignored",
+    "A header entry marked mustUnderstand=\"1\" for another actor (neither .../next nor the "
+    "ultimate receiver) is not processed by the service: HTTP 200 and a schema-valid response",
+    requirements=("SOAP11-2", "SOAP11-4.2.2"),
+    severity=Severity.MUST, suite=SUITE, feature=_HEADERS,
+).id
+HEADER_NESTED_ATTRIBUTE_IGNORED = define(
+    "soap.header.nested_attribute_ignored",
+    "A mustUnderstand=\"1\" below an optional header entry (not on an immediate child of "
+    "soap:Header) is ignored: HTTP 200 and a schema-valid response",
+    requirements=("SOAP11-4.2.1",),
+    severity=Severity.MUST, suite=SUITE, feature=_HEADERS,
+).id
+
+# --------------------------------------------------------------------------- encodings
+RESPONSE_CHARSET_MATCHES = define(
+    "soap.response.charset_matches_body",
+    "The response's bytes are in the encoding its charset names: they decode in it, a UTF-16 "
+    "body begins with its byte order mark, no NUL characters",
+    requirements=("WSI-SSBP10-R1018", "WSI-BP11-R1012", "XML10-4.3.3"),
+    severity=Severity.MUST, suite=SUITE, feature=_ENCODING,
+).id
+RESPONSE_DECLARATION_AGREES = define(
+    "soap.response.encoding_declaration_agrees",
+    "An XML declaration in the response names the encoding of its charset and bytes",
+    requirements=("XML10-4.3.3", "RFC3023-3.1"),
+    severity=Severity.SHOULD, suite=SUITE, feature=_ENCODING,
+).id
+REQUEST_UTF16_UNDERSTOOD = define(
+    "soap.request.utf16_understood",
+    "A schema-valid request in UTF-16 (byte order mark, text/xml; charset=utf-16) is answered with "
+    "a schema-valid response or a SOAP 1.1 Fault, in a readable envelope whose bytes match its "
+    "charset: never garbage",
+    requirements=("WSI-BP11-R1012", "SOAP11-6.2", "WSI-SSBP10-R1018"),
+    severity=Severity.MUST, suite=SUITE, feature=_ENCODING,
+).id
+REQUEST_UTF16_ACCEPTED = define(
+    "soap.request.utf16_accepted",
+    "A schema-valid request in UTF-16 is processed like its UTF-8 original: HTTP 200 and a "
+    "schema-valid response",
+    requirements=("XML10-4.3.3", "WSI-BP11-R1012"),
+    severity=Severity.SHOULD, suite=SUITE, feature=_ENCODING,
+).id
+
+# --------------------------------------------------------------------------- the HTTP binding
+HTTP_METHOD_NOT_ALLOWED = define(
+    "soap.http.method_not_allowed",
+    "A GET on the endpoint (not the ?wsdl query) is answered with HTTP 405",
+    requirements=("WSI-BP11-R1114", "WSI-BP11-R1132"),
+    severity=Severity.SHOULD, suite=SUITE, feature=_HTTP,
+).id
+HTTP_UNSUPPORTED_MEDIA_TYPE = define(
+    "soap.http.unsupported_media_type",
+    "A valid envelope sent as text/plain (a media type the WSDL's SOAP 1.1 binding does not allow) "
+    "is answered with HTTP 415",
+    requirements=("WSI-BP11-R1115", "SOAP11-6"),
+    severity=Severity.SHOULD, suite=SUITE, feature=_HTTP,
 ).id
 
 # --------------------------------------------------------------------------- faults
@@ -199,12 +335,37 @@ FAULT_STRUCTURE = define(
     severity=Severity.MUST, suite=SUITE, feature=_FAULT,
 ).id
 
+FAULT_CODE_UNDOTTED = define(
+    "soap.fault.code_without_dot_notation",
+    "The faultcode is not refined with SOAP 1.1's dot notation (soapenv:Client, not "
+    "soapenv:Client.Validation)",
+    requirements=("WSI-BP11-R1031",),
+    severity=Severity.SHOULD, suite=SUITE, feature=_FAULT,
+).id
+
 REJECTION_CHECKS = frozenset(
     {
         REJECT_SCHEMA_INVALID, REJECT_MISSING_SOAP_ACTION, REJECT_WRONG_SOAP_ACTION, REJECT_NON_XML,
         REJECT_SOAP12, REJECT_WRONG_BODY_ELEMENT, REJECT_OVERSIZED, REJECT_DOCTYPE,
     }
 )  # fmt: skip
+# Requests breaking an envelope rule: refused with a Fault like the rejections above.
+ENVELOPE_CHECKS = frozenset(
+    {
+        REJECT_NOT_AN_ENVELOPE, REJECT_TWO_BODY_CHILDREN, REJECT_UNQUALIFIED_BODY_CHILD, REJECT_AFTER_BODY,
+        REJECT_ENCODING_STYLE, REJECT_PROCESSING_INSTRUCTION,
+    }
+)  # fmt: skip
+HEADER_CHECKS = frozenset(
+    {
+        HEADER_MUST_UNDERSTAND, HEADER_MUST_UNDERSTAND_TRUE, HEADER_OPTIONAL_IGNORED, HEADER_OTHER_ACTOR_IGNORED,
+        HEADER_NESTED_ATTRIBUTE_IGNORED,
+    }
+)  # fmt: skip
+ENCODING_CHECKS = frozenset(
+    {RESPONSE_CHARSET_MATCHES, RESPONSE_DECLARATION_AGREES, REQUEST_UTF16_UNDERSTOOD, REQUEST_UTF16_ACCEPTED}
+)
+HTTP_CHECKS = frozenset({HTTP_METHOD_NOT_ALLOWED, HTTP_UNSUPPORTED_MEDIA_TYPE})
 RESPONSE_CHECKS = frozenset(
     {
         RESPONSE_STATUS_OK, RESPONSE_CONTENT_TYPE, RESPONSE_ENVELOPE, RESPONSE_BODY_ELEMENT,
@@ -212,11 +373,14 @@ RESPONSE_CHECKS = frozenset(
     }
 )  # fmt: skip
 AUTH_CHECKS = frozenset({AUTH_CREDENTIALS_REQUIRED})
-FAULT_CHECKS = frozenset({FAULT_HTTP_500, FAULT_SOAP_ENVELOPE, FAULT_STRUCTURE})
+FAULT_CHECKS = frozenset({FAULT_HTTP_500, FAULT_SOAP_ENVELOPE, FAULT_STRUCTURE, FAULT_CODE_UNDOTTED})
 WSDL_CHECKS = frozenset(
     {
         WSDL_PORT_TYPE_OPERATION, WSDL_MESSAGE_PARTS, WSDL_BINDING, WSDL_SOAP_ACTION,
         WSDL_SERVICE_PORT, WSDL_TYPES_VERSION,
     }
 )  # fmt: skip
-ALL_CHECKS = REJECTION_CHECKS | RESPONSE_CHECKS | FAULT_CHECKS | WSDL_CHECKS | AUTH_CHECKS
+ALL_CHECKS = (
+    REJECTION_CHECKS | ENVELOPE_CHECKS | HEADER_CHECKS | ENCODING_CHECKS | HTTP_CHECKS | RESPONSE_CHECKS
+    | FAULT_CHECKS | WSDL_CHECKS | AUTH_CHECKS
+)

@@ -23,8 +23,6 @@ from conformance.soap.loader import MAX_XML_BYTES, ServiceContract, XmlRefused, 
 from conformance.soap.validate import content_type_parts
 
 XML_CHARSETS = ("utf-8", "utf-16")
-# Text that would show that an XXE probe's file entity was expanded into an answer.
-LEAK_MARKERS = ("root:x:0:0", ":/bin/sh", ":/usr/sbin/nologin")
 
 
 # ------------------------------------------------------------------------------ reading
@@ -211,7 +209,63 @@ def check_rejected(exchange: Exchange, *, codes: tuple[str, ...] = ("Client",), 
            expected=" or ".join(f"soapenv:{c}" for c in codes), actual=f"{fault.code}: {fault.string!r}")
 
 
-def check_no_leak(exchange: Exchange) -> None:
-    text = exchange.body.decode("utf-8", errors="replace")
-    leaked = [m for m in LEAK_MARKERS if m in text]
-    expect(not leaked, "the answer contains the content of a local file (the entity was expanded)", actual=leaked)
+def check_not_expanded(exchange: Exchange, markers: Iterable[str]) -> None:
+    """None of `markers` (text only an expanded entity could put there) is in the answer's raw
+    bytes, in UTF-8 or either UTF-16 byte order. Nothing is parsed: a hostile answer cannot hide it."""
+    found = [m for m in markers if any(m.encode(codec) in exchange.body for codec in ("utf-8", "utf-16-le", "utf-16-be"))]
+    expect(not found, "the answer holds text only an expanded entity can put there: the DOCTYPE was processed",
+           actual=", ".join(found))
+
+
+# ------------------------------------------------------------------------------ processing
+def answer_kind(exchange: Exchange, contract: ServiceContract) -> str:
+    """What an answer is, in the words two answers to the same request share: its status, and
+    the Fault's code or the Body's element and whether the schema takes it ("HTTP 200
+    {ns}GraafberichtServiceResponse, schema-valid"; "HTTP 500 Client Fault"; "HTTP 200, not
+    readable")."""
+    fault = _fault_or_none(exchange)
+    if fault is not None:
+        return f"HTTP {exchange.status} {_fault_code(fault)} Fault"
+    try:
+        view = _soap11_view(exchange)
+    except Finding:
+        return f"HTTP {exchange.status}, not a readable SOAP 1.1 envelope"
+    if len(view.body_children) != 1:
+        return f"HTTP {exchange.status} with {len(view.body_children)} Body children"
+    valid = "schema-valid" if not contract.schema_errors(view.body_children[0]) else "not schema-valid"
+    return f"HTTP {exchange.status} {view.body_children[0].tag}, {valid}"
+
+
+def check_processed(exchange: Exchange, control: Exchange, contract: ServiceContract, *, what: str) -> None:
+    """Answered like the unchanged request (the check's control, accepted): the same status and
+    the same Body element, as valid against the schema as the control's. The response's own
+    format is soap.response.*'s to judge, not this."""
+    expected, actual = answer_kind(control, contract), answer_kind(exchange, contract)
+    expect(actual == expected, f"{what} was not answered like the unchanged request",
+           expected=expected, actual=f"{actual} ({_describe(exchange)})")
+
+
+def check_must_understand_fault(exchange: Exchange) -> None:
+    """HTTP 500 and a soapenv:MustUnderstand Fault without detail (SOAP 1.1 4.4: a detail is for
+    errors of the Body, never of header entries)."""
+    expect(exchange.status != 200, "a mandatory header entry the service cannot understand was not refused (HTTP 200)",
+           expected="500 with soapenv:MustUnderstand", actual=_describe(exchange))
+    expect(exchange.status == 500, "the mandatory header entry was not answered with a Fault and HTTP 500",
+           expected=500, actual=_describe(exchange))
+    fault = read_fault(exchange)
+    expect(not fault.problems, "the Fault is malformed", actual="; ".join(p.message for p in fault.problems))
+    expect(fault.soap_code == "MustUnderstand", "the Fault's code is not MustUnderstand in the SOAP 1.1 envelope namespace",
+           expected="soapenv:MustUnderstand", actual=f"{fault.code}: {fault.string!r}")
+    expect(not fault.has_detail, "the MustUnderstand Fault carries a detail, which SOAP 1.1 4.4 keeps for errors of the Body",
+           actual=f"{fault.code}: {fault.string!r} with a detail")
+
+
+def check_status(exchange: Exchange, status: int, message: str) -> None:
+    expect(exchange.status == status, message, expected=status, actual=_describe(exchange))
+
+
+def check_fault_code_undotted(exchange: Exchange) -> None:
+    fault = read_fault(exchange)
+    local = (fault.code or "").rpartition(":")[2]
+    expect("." not in local, "the faultcode refines its code with SOAP 1.1's dot notation (BP R1031 advises against it)",
+           expected=f"soapenv:{local.split('.', 1)[0]}", actual=fault.code)

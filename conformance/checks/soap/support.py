@@ -13,12 +13,14 @@ a refused control raises `Blocked` with one cause per kind of refusal
 soap.response.status_ok fails and the response-element checks are blocked too, so the
 run lists that one refusal once, with every check it took down. A check whose changed
 request is not made from a drawn one uses `shared_control`: one fixed valid request,
-answered once per run.
+answered once per run. A check with several variants of its one change (every kind of
+DOCTYPE, each place of soap:encodingStyle: conformance/checks/soap/probes.py) sends its
+control once and judges every variant (`judge_each`).
 """
 
 from __future__ import annotations
 
-from copy import deepcopy
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,8 +28,9 @@ from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from conformance.checks.finding import Blocked
+from conformance.checks.finding import Blocked, Finding
 from conformance.checks.soap import messages
+from conformance.checks.soap.probes import Probe
 from conformance.errors import NotApplicable
 from conformance.http.exchange import Exchange
 from conformance.soap import OPERATION, SOAP12_ENV_NS
@@ -45,7 +48,6 @@ from conformance.soap.strategies import (
 
 XML_CONTENT_TYPE = "text/xml; charset=utf-8"
 OVERSIZED_REQUEST_BYTES = 4_000_000
-XXE_TARGET = "file:///etc/passwd"
 # (request path, response path): how a response (5b) refers to its request (5a) in the
 # shipped, designed schema.
 REFERENCE_PAIRS = (
@@ -193,22 +195,24 @@ class SoapSuite:
         padding = b"<!-- " + b"x" * size + b" -->"
         return data.replace(b"</soapenv:Body>", padding + b"</soapenv:Body>", 1)
 
-    @staticmethod
-    def xxe_envelopes(element: etree._Element, text_path: str = "Graafmelding/Contact/Naam") -> tuple[bytes, bytes]:
-        """(control, probe): the probe's DOCTYPE declares an external file entity that a text
-        field uses ("Probe &xxe;"); the control is the same request without the DOCTYPE,
-        the field reading "Probe". `element` is left as it is."""
-        element = deepcopy(element)
-        namespace = etree.QName(element).namespace or ""
-        target = element.find("/".join(f"{{{namespace}}}{s}" for s in text_path.split("/")))
-        marker = b"XXE-PROBE-MARKER"
-        if target is not None:
-            target.text = marker.decode()
-        data = build_envelope(element)
-        declaration, _, rest = data.partition(b"?>")
-        doctype = f'<!DOCTYPE soapenv:Envelope [<!ENTITY xxe SYSTEM "{XXE_TARGET}">]>'.encode()
-        probe = declaration + b"?>\n" + doctype + b"\n" + rest.lstrip().replace(marker, b"Probe &xxe;")
-        return data.replace(marker, b"Probe"), probe
+    # ------------------------------------------------------------------ probes
+    def judge_each(self, probes: Iterable[Probe], judge: Callable[[Exchange, Probe], None], **options: Any) -> None:
+        """Send every probe (after the check's control) and judge each answer; one Finding
+        naming every variant that failed, so a run shows all of a server's gaps at once."""
+        failures: list[str] = []
+        sent = 0
+        for probe in probes:
+            sent += 1
+            try:
+                judge(self.post(probe.body, **options), probe)
+            except Finding as finding:
+                failures.append(f"{probe.variant}: {finding}")
+        if failures:
+            raise Finding(f"{len(failures)} of {sent} variants failed -- " + " | ".join(failures))
+
+    def get(self) -> Exchange:
+        """GET on the endpoint itself (not the ?wsdl query), through the same bounded client."""
+        return self.service.client.request("GET", self.service.url)
 
 
 def _said(exchange: Exchange) -> str:
