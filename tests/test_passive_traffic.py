@@ -25,20 +25,22 @@ from conformance.mocks.launcher import MockCluster
 from conformance.passive.har import read_har, write_har
 from conformance.profiles import REPO_ROOT, load_profile
 
-OBSERVED = {c.id for c in registered_checks() if c.observes == "exchange"}
+OBSERVED = {c.id for c in registered_checks() if c.observes != "probe"}
 CLIENT = {c.id for c in registered_checks("client")}
-# The general address checks produce every kind of answer the passive rules look at
-# (errors, 406 with Accept-Crs, 429 on the flood keys, 503 of a maintenance instance).
-RECORD = ["-m", "not fuzz", "-k", "test_general"]
+# What each suite runs to record traffic holding every kind of answer the passive rules look
+# at: the general address checks (errors, 406 with Accept-Crs, 429 on the flood keys, 503 of
+# a maintenance instance); the token responses, API calls and code flows of the auth suite.
+RECORD = {"address": ["-m", "not fuzz", "-k", "test_general"],
+          "auth": ["-k", "token or use or state or cc_no_refresh or valid_assertion"]}
 
 
-def record(tmp: Path, *faults: str) -> Path:
-    cmd = [sys.executable, "-m", "conformance.cli", "run", "--suite", "address", "-n", "0", "--no-html",
+def record(tmp: Path, *faults: str, suite: str = "address") -> Path:
+    cmd = [sys.executable, "-m", "conformance.cli", "run", "--suite", suite, "-n", "0", "--no-html",
            "--report-dir", str(tmp)]
     for fault in faults:
         cmd += ["--mock-fault", fault]
-    proc = subprocess.run([*cmd, "--", "-q", *RECORD], capture_output=True, text=True, timeout=600, cwd=REPO_ROOT,
-                          env={**os.environ, "PYTHONHASHSEED": "0"})
+    proc = subprocess.run([*cmd, "--", "-q", *RECORD[suite]], capture_output=True, text=True, timeout=600,
+                          cwd=REPO_ROOT, env={**os.environ, "PYTHONHASHSEED": "0"})
     har = tmp / "traffic.har"
     assert har.is_file(), proc.stdout[-2000:] + proc.stderr[-2000:]
     return har
@@ -57,7 +59,7 @@ def outcomes(summary: dict[str, Any]) -> dict[str, str]:
     return {e["check"]: e["outcome"] for e in summary["checks"]}
 
 
-_FAULTS = {f.name: f for f in fault_catalogue.catalogue("address")}
+_FAULTS = {f.name: f for f in fault_catalogue.catalogue() if f.server in RECORD}
 
 
 def proven(fault: str) -> set[str]:
@@ -67,27 +69,34 @@ def proven(fault: str) -> set[str]:
 PASSIVE_FAULTS = sorted(name for name in _FAULTS if proven(name))
 
 
-@pytest.fixture(scope="module")
-def faithful(tmp_path_factory) -> Path:
-    return record(tmp_path_factory.mktemp("faithful"))
+@pytest.fixture(scope="module", params=sorted(RECORD))
+def faithful(request, tmp_path_factory) -> tuple[str, Path]:
+    return request.param, record(tmp_path_factory.mktemp("faithful"), suite=request.param)
 
 
 def test_the_passive_suite_judges_exactly_the_checks_declared_observable() -> None:
     text = "".join(p.read_text() for p in (REPO_ROOT / "suites" / "passive").glob("test_*.py"))
     implemented = {line.split('"')[1] for line in text.splitlines() if "@pytest.mark.check(" in line}
     assert implemented == OBSERVED, (sorted(OBSERVED - implemented), sorted(implemented - OBSERVED))
-    assert len(PASSIVE_FAULTS) >= 12
+    assert len(PASSIVE_FAULTS) >= 20
 
 
-def test_faithful_traffic_passes_every_server_check(faithful: Path, tmp_path: Path) -> None:
-    code, summary, out = judge(faithful, tmp_path / "judged")
+# The harness's own negative probes are no conforming client, and the passive suite says so.
+HARNESS_AS_CLIENT = {
+    "address": {"client.address.api_key_sent", "client.address.get_only", "client.address.parameters_within_limits"},
+    "auth": {"client.auth.pkce_s256", "client.auth.verifier_syntax", "client.auth.bearer_on_api_requests"},
+}
+
+
+def test_faithful_traffic_passes_every_server_check(faithful: tuple[str, Path], tmp_path: Path) -> None:
+    suite, har = faithful
+    code, summary, out = judge(har, tmp_path / "judged")
     got = outcomes(summary)
-    server = {c: o for c, o in got.items() if c not in CLIENT}
-    assert set(server) == OBSERVED - CLIENT
+    server = {c: o for c, o in got.items() if c.startswith(f"{suite}.")}
+    assert set(server) == {c for c in OBSERVED if c.startswith(f"{suite}.")}
     assert set(server.values()) == {"passed"}, {c: o for c, o in server.items() if o != "passed"}
-    # The harness's own negative probes are no conforming client: judged as such.
-    assert {got[c] for c in CLIENT} == {"failed"}, out[-2000:]
-    assert summary["mode"] == "passive" and summary["traffic"] == [str(faithful)]
+    assert {c for c, o in got.items() if o == "failed"} == HARNESS_AS_CLIENT[suite], out[-2000:]
+    assert summary["mode"] == "passive" and summary["traffic"] == [str(har)]
     matrix = (tmp_path / "judged" / "matrix.md").read_text()
     assert "needs an active run" in matrix and "passive: recorded traffic judged" in matrix
     assert code == 1  # the client checks are MUST
@@ -95,7 +104,7 @@ def test_faithful_traffic_passes_every_server_check(faithful: Path, tmp_path: Pa
 
 @pytest.mark.parametrize("fault", PASSIVE_FAULTS)
 def test_every_server_fault_one_exchange_shows_is_found_passively(fault: str, tmp_path: Path) -> None:
-    har = record(tmp_path / "run", fault)
+    har = record(tmp_path / "run", fault, suite=_FAULTS[fault].server)
     _, summary, out = judge(har, tmp_path / "judged")
     got = outcomes(summary)
     missed = {c: got.get(c) for c in proven(fault) if got.get(c) != "failed"}
@@ -104,18 +113,22 @@ def test_every_server_fault_one_exchange_shows_is_found_passively(fault: str, tm
 
 # --------------------------------------------------------------------------- client scripts
 @pytest.fixture(scope="module")
-def mock() -> Iterator[tuple[str, str]]:
+def mock() -> Iterator[tuple[dict[str, str], str, dict[str, str]]]:
+    """The local mocks: their URLs, the address API key, the authorization server's facts."""
     profile = load_profile("local-mock")
     with MockCluster(profile) as cluster:
-        yield cluster.urls["address"], cluster.secrets[profile.address.secret_env["api_key"]]
+        yield cluster.urls, cluster.secrets[profile.address.secret_env["api_key"]], cluster.samples["auth"]
 
 
-def script(base: str, calls: list[tuple[str, str, dict[str, str], dict[str, str]]]) -> list[Exchange]:
-    """What a client script sends and gets, as a capture tool would record it."""
+def script(base: str, calls: list[tuple[str, str, dict[str, str], dict[str, str]]],
+           forms: list[dict[str, str] | None] | None = None) -> list[Exchange]:
+    """What a client script sends and gets, as a capture tool would record it (raw: a
+    browser's or Postman's HAR holds what was sent, secrets included)."""
     out = []
     with httpx.Client(trust_env=False) as client:
-        for method, path, params, headers in calls:
-            r = client.request(method, base + path, params=params, headers=headers)
+        for index, (method, path, params, headers) in enumerate(calls):
+            form = (forms or [])[index] if forms and index < len(forms) else None
+            r = client.request(method, base + path, params=params, headers=headers, data=form)
             out.append(Exchange(method=method, url=str(r.request.url),
                                 request_headers=Headers(list(r.request.headers.multi_items())),
                                 request_body=r.request.content, status=r.status_code,
@@ -124,13 +137,14 @@ def script(base: str, calls: list[tuple[str, str, dict[str, str], dict[str, str]
 
 
 def test_a_conforming_client_passes_and_each_client_fault_is_found(mock: tuple[str, str], tmp_path: Path) -> None:
-    base, key = mock
+    base, key = mock[0]["address"], mock[1]
     good = {"X-Api-Key": key}
     num = "1951200000000101"
     conforming = script(base, [("GET", f"/adressen/{num}", {}, good),
                                ("GET", "/adressen", {"postcode": "1181VA", "huisnummer": "12", "pageSize": "10"}, good)])
+    address_client = {c for c in CLIENT if c.startswith("client.address.")}
     code, summary, out = judge(write_har(conforming, tmp_path / "good.har"), tmp_path / "good")
-    assert {outcomes(summary)[c] for c in CLIENT} == {"passed"}, out[-2000:]
+    assert {outcomes(summary)[c] for c in address_client} == {"passed"}, out[-2000:]
     faulty = {
         "client.address.api_key_sent": ("GET", f"/adressen/{num}", {}, {}),
         "client.address.get_only": ("POST", f"/adressen/{num}", {}, good),
@@ -142,7 +156,7 @@ def test_a_conforming_client_passes_and_each_client_fault_is_found(mock: tuple[s
         _, summary, out = judge(har, tmp_path / check)
         got = outcomes(summary)
         assert got[check] == "failed", out[-2000:]
-        assert {got[c] for c in CLIENT - {check}} == {"passed"}, got
+        assert {got[c] for c in address_client - {check}} == {"passed"}, got
 
 
 # --------------------------------------------------------------------------- the HAR itself
@@ -165,7 +179,7 @@ def test_har_round_trip_keeps_bytes_and_base64_bodies(tmp_path: Path) -> None:
 
 
 def test_secrets_in_a_har_never_reach_the_report(mock: tuple[str, str], tmp_path: Path) -> None:
-    base, key = mock
+    base, key = mock[0]["address"], mock[1]
     canary = "CANARY-passive-7f3a9c1e5b2d40"
     captured = script(base, [("GET", "/adressen/1951200000000101", {}, {"X-Api-Key": key, "Authorization": f"Bearer {canary}"}),
                              ("GET", "/adressen/1951200000000101", {}, {"X-Api-Key": canary})])  # a wrong key: 401
@@ -178,3 +192,78 @@ def test_secrets_in_a_har_never_reach_the_report(mock: tuple[str, str], tmp_path
             data = path.read_bytes()
             assert canary.encode() not in data and key.encode() not in data, path
     assert canary not in out and key not in out
+
+
+# --------------------------------------------------------------------------- an authorization client script
+def test_an_authorization_client_is_judged_on_what_it_sends(mock, tmp_path: Path) -> None:
+    import time
+
+    from conformance.auth import rfc7523, rfc7636
+    from conformance.auth.pki import load_test_pki
+
+    auth = mock[2]
+    key, kid = load_test_pki(Path(auth["pki_dir"])).signing_material("good")
+    client_id, audience = auth["client.client_credentials"], auth["audience"]
+    verifier = rfc7636.generate_verifier()
+
+    def authorize(method: str = "S256", challenge: str | None = None) -> tuple:
+        params = {"response_type": "code", "client_id": auth["client.public"], "state": "s-1", "scope": "x",
+                  "redirect_uri": "http://127.0.0.1:8765/callback", "nonce": "n",
+                  "code_challenge": challenge or rfc7636.s256(verifier), "code_challenge_method": method}
+        return ("GET", "/auth/oauth/v2/authorize", params, {})
+
+    def cc(assertion: str) -> tuple[tuple, dict[str, str]]:
+        return ("POST", "/auth/oauth/v2/token", {}, {}), {
+            "grant_type": "client_credentials", "scope": "registry-inzage", "client_assertion": assertion,
+            "client_assertion_type": rfc7523.ASSERTION_TYPE}
+
+    def assertion(**claims) -> str:
+        return rfc7523.build_assertion(client_id, audience, key, kid, now=time.time(), overrides=claims)
+
+    def run(calls: list[tuple[tuple, dict[str, str] | None]]) -> list[Exchange]:
+        return script(auth["auth_url"], [c for c, _ in calls], [f for _, f in calls])
+
+    conforming = run([(authorize(), None), cc(assertion()), cc(assertion())])
+    _, summary, out = judge(write_har(conforming, tmp_path / "good.har"), tmp_path / "good")
+    got = outcomes(summary)
+    judged = {"client.auth.pkce_s256", "client.auth.assertion_form", "client.auth.assertion_short_expiry",
+              "client.auth.jti_not_reused", "client.auth.token_request_form"}
+    assert {got[c] for c in judged} == {"passed"}, out[-2000:]
+    replayed = assertion()
+    faulty = {
+        "client.auth.pkce_s256": [(authorize("plain", challenge=verifier), None)],
+        "client.auth.verifier_syntax": [(("POST", "/auth/oauth/v2/token", {}, {}), {
+            "grant_type": "authorization_code", "code": "c", "client_id": auth["client.public"],
+            "redirect_uri": "http://127.0.0.1:8765/callback", "code_verifier": "short"})],
+        "client.auth.jti_not_reused": [cc(replayed), cc(replayed)],
+        "client.auth.assertion_form": [cc(assertion(aud="https://elsewhere.example/token"))],
+        "client.auth.assertion_short_expiry": [cc(assertion(exp=int(time.time()) + 86400))],
+    }
+    for check, calls in faulty.items():
+        _, summary, out = judge(write_har(conforming + run(calls), tmp_path / f"{check}.har"), tmp_path / check)
+        got = outcomes(summary)
+        assert got[check] == "failed", out[-2000:]
+        assert {got[c] for c in judged - {check}} <= {"passed"}, {c: got[c] for c in judged}
+
+
+def test_a_verifier_is_matched_to_the_challenge_of_its_authorization_request(tmp_path: Path) -> None:
+    from conformance.auth import rfc7636
+
+    good, other = rfc7636.generate_verifier(), rfc7636.generate_verifier()
+
+    def flow(sent_verifier: str) -> list[Exchange]:
+        cb = "http://127.0.0.1:8765/callback"
+        return [
+            Exchange(method="GET", url=f"http://as/auth/oauth/v2/authorize?state=s9&code_challenge={rfc7636.s256(good)}"
+                     "&code_challenge_method=S256", request_headers=Headers(), request_body=b"", status=302,
+                     response_headers=Headers([("location", f"{cb}?code=K123456789&state=s9")]), body=b""),
+            Exchange(method="POST", url="http://as/auth/oauth/v2/token",
+                     request_headers=Headers([("content-type", "application/x-www-form-urlencoded")]),
+                     request_body=f"grant_type=authorization_code&code=K123456789&code_verifier={sent_verifier}".encode(),
+                     status=200, response_headers=Headers([("content-type", "application/json")]), body=b"{}"),
+        ]
+
+    for verifier, outcome in ((good, "passed"), (other, "failed")):
+        _, summary, out = judge(write_har(flow(verifier), tmp_path / f"{outcome}.har"), tmp_path / outcome)
+        assert outcomes(summary)["client.auth.verifier_matches_challenge"] == outcome, out[-2000:]
+        assert outcomes(summary)["auth.code.state_echoed"] == "passed"

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from conformance.http.exchange import Exchange
 from conformance.http.redaction import Redactor
 from conformance.openapi.operations import operation_of_request
+from conformance.passive.auth_facts import AuthExchange, classify
 from conformance.passive.har import read_har
 from conformance.profiles import Profile
 
@@ -35,6 +36,7 @@ class AddressExchange:
 @dataclass
 class Traffic:
     address: list[AddressExchange] = field(default_factory=list)
+    auth: list[AuthExchange] = field(default_factory=list)
     other: int = 0
     files: list[str] = field(default_factory=list)
 
@@ -65,6 +67,10 @@ def load_traffic(files: list[str], profile: Profile, redactor: Redactor) -> Traf
         for raw in read_har(file):
             redactor.learn(raw)
             ex = redactor.exchange(raw)
+            auth = classify(raw) if profile.auth is not None else None  # facts from the raw exchange, none secret
+            if auth is not None:
+                traffic.auth.append(AuthExchange(ex, *auth))
+                continue
             relative = _address_relative(ex, base_url) if address is not None else None
             if relative is None:
                 traffic.other += 1

@@ -16,9 +16,11 @@ from conformance.passive.judge import judge_each
 
 @pytest.fixture
 def judge(evidence):
-    """judge(items, rule, what=...): `rule` over the observed address exchanges it applies to;
-    it gets each Exchange, or with `whole=True` the AddressExchange (its relative path too)."""
-    def run(items, rule, *, what: str, whole: bool = False) -> int:
-        return judge_each(items, rule if whole else (lambda a: rule(a.exchange)), label=lambda a: a.label,
-                          what=what, evidence=lambda bad: evidence([a.exchange for a in bad]))
+    """judge(items, rule, what=...): `rule` over the observed exchanges it applies to. It gets
+    each item's Exchange, or with `whole=True` the item itself (its relative path, its facts);
+    `label` and `exchange` say how to name an item and which exchange is its evidence."""
+    def run(items, rule, *, what: str, whole: bool = False, label=lambda a: a.label,
+            exchange=lambda a: a.exchange) -> int:
+        return judge_each(items, rule if whole else (lambda a: rule(exchange(a))), label=label, what=what,
+                          evidence=lambda bad: evidence([exchange(a) for a in bad]))
     return run

@@ -31,7 +31,19 @@ def _define(check_id, title, requirements, severity, feature, proven_by=(), may_
         f"auth.{check_id}", title, requirements=requirements, severity=severity, suite=SUITE,
         feature=feature, proven_by=tuple(f"auth.{f}" for f in proven_by),
         may_fail_under=tuple(f"auth.{f}" for f in may_fail_under),
+        observes=OBSERVED.get(f"auth.{check_id}", "probe"),
     )
+
+
+# What recorded traffic can judge (conformance traffic, suites/passive/): a token response or
+# an API's refusal speaks for itself; state needs the authorize request and its redirect.
+OBSERVED = {
+    "auth.token.media_type_json": "exchange", "auth.token.media_type_seed_spelling": "exchange",
+    "auth.token.no_store": "exchange", "auth.token.pragma_no_cache": "exchange",
+    "auth.token.expires_in_3600": "exchange", "auth.token.response_members": "exchange",
+    "auth.cc.no_refresh_token": "exchange", "auth.use.www_authenticate": "exchange",
+    "auth.code.state_echoed": "flow",
+}
 
 
 # --- authorization code with PKCE -------------------------------------------------------------

@@ -33,3 +33,51 @@ PARAMETERS_WITHIN_LIMITS = define(
                   "ADDR-8.length", "ADDR-8.bbox"),
     severity=Severity.MUST, suite=SUITE, feature=_ADDRESS, observes="exchange",
 ).id
+
+_AUTH = "authorization server client (seed 001, part a)"
+PKCE_S256 = define(
+    "client.auth.pkce_s256",
+    "Authorization requests carry a code_challenge with code_challenge_method S256",
+    requirements=("AUTH-2.authorization-request", "AUTH-5.2"), severity=Severity.MUST, suite=SUITE, feature=_AUTH,
+    observes="exchange",
+).id
+VERIFIER_SYNTAX = define(
+    "client.auth.verifier_syntax",
+    "A code_verifier is 43 to 128 characters of A-Z a-z 0-9 - . _ ~",
+    requirements=("AUTH-2.code-verifier",), severity=Severity.MUST, suite=SUITE, feature=_AUTH, observes="exchange",
+).id
+VERIFIER_MATCHES_CHALLENGE = define(
+    "client.auth.verifier_matches_challenge",
+    "The code_verifier sent with a code is the one whose S256 transform was the challenge of the "
+    "authorization request that code answered",
+    requirements=("AUTH-2.code-challenge",), severity=Severity.MUST, suite=SUITE, feature=_AUTH, observes="flow",
+).id
+TOKEN_REQUEST_FORM = define(
+    "client.auth.token_request_form",
+    "Token requests are POSTed as application/x-www-form-urlencoded",
+    requirements=("AUTH-4.token-request",), severity=Severity.MUST, suite=SUITE, feature=_AUTH, observes="exchange",
+).id
+ASSERTION_FORM = define(
+    "client.auth.assertion_form",
+    "A client assertion is a jwt-bearer JWT with typ JWT, alg RS256 and a kid; iss and sub equal; aud in the "
+    "seed's form (or the profile's audience); exp in the future when sent; a jti",
+    requirements=("AUTH-2.assertion.header", "AUTH-2.assertion.iss-sub", "AUTH-2.assertion.aud",
+                  "AUTH-2.assertion.exp", "AUTH-2.assertion.jti", "AUTH-5.3"),
+    severity=Severity.MUST, suite=SUITE, feature=_AUTH, observes="exchange",
+).id
+ASSERTION_SHORT_EXPIRY = define(
+    "client.auth.assertion_short_expiry",
+    "A client assertion expires within a few minutes (at most 10) of being sent",
+    requirements=("AUTH-2.assertion.exp",), severity=Severity.SHOULD, suite=SUITE, feature=_AUTH, observes="exchange",
+).id
+JTI_NOT_REUSED = define(
+    "client.auth.jti_not_reused",
+    "No assertion's jti is sent again before that assertion expired (each JWT is used once)",
+    requirements=("AUTH-2.assertion.jti", "AUTH-8.assertion-single-use"), severity=Severity.MUST, suite=SUITE,
+    feature=_AUTH, observes="flow",
+).id
+BEARER_ON_API_REQUESTS = define(
+    "client.auth.bearer_on_api_requests",
+    "Every request to the filing and inquiry APIs carries Authorization: Bearer",
+    requirements=("AUTH-5.1",), severity=Severity.MUST, suite=SUITE, feature=_AUTH, observes="exchange",
+).id

@@ -1,0 +1,107 @@
+"""What the authorization server's exchanges in a capture show, read from the raw exchange
+before it is redacted and kept only as facts that are not secret: a verifier's length and
+alphabet and its S256 transform (which is the public challenge), a code's digest (to link
+its issue to its redemption), an assertion's header and claims (not its signature), the
+scheme of an Authorization header. Nothing a report shows can be replayed.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from conformance.http.exchange import Exchange
+from conformance.http.redaction import MASK
+
+TOKEN_PATH = "/auth/oauth/v2/token"
+AUTHORIZE_PATH = "/auth/oauth/v2/authorize"
+RESOURCE_PATHS = ("/aanbiedenverzoeken/v1/", "/registry-inzage/v6")  # seed part 4
+VERIFIER = re.compile(r"[A-Za-z0-9\-._~]{43,128}")
+JWT_BEARER = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+
+
+@dataclass(frozen=True)
+class AuthExchange:
+    exchange: Exchange  # redacted: what reports show
+    kind: str           # authorize | token | resource | redirect (an answer that sends a code back)
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        ex = self.exchange
+        what = f" grant_type={self.facts['grant_type']}" if self.facts.get("grant_type") else ""
+        return f"{ex.method} {urlsplit(ex.url).path}{what} -> {ex.status}"
+
+
+def digest(value: str) -> str:
+    return hashlib.sha256(value.encode()).hexdigest()[:16]
+
+
+def s256(verifier: str) -> str:
+    return base64.urlsafe_b64encode(hashlib.sha256(verifier.encode("ascii", "replace")).digest()).rstrip(b"=").decode()
+
+
+def _jwt_part(token: str, index: int) -> dict[str, Any] | None:
+    try:
+        part = token.split(".")[index]
+        data = json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+    except (IndexError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _moment(ex: Exchange) -> float | None:
+    try:
+        return datetime.fromisoformat(str(ex.notes.get("startedDateTime")).replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def classify(raw: Exchange) -> tuple[str, dict[str, Any]] | None:
+    """(kind, facts) of an exchange of the authorization server or its resource servers."""
+    path = urlsplit(raw.url).path
+    location = raw.response_headers.get("location") or ""
+    returned = dict(parse_qsl(urlsplit(location).query, keep_blank_values=True))
+    facts: dict[str, Any] = {"at": _moment(raw)}
+    if "code" in returned:  # whichever request it answers (authorize, a login form): a code goes back
+        facts |= {"code_returned": True, "state_returned": returned.get("state")}
+        if MASK not in returned["code"]:  # a capture that masked it cannot link it to its redemption
+            facts["code"] = digest(returned["code"])
+    if path.endswith(TOKEN_PATH) and raw.method == "POST":
+        sent = dict(parse_qsl(raw.request_body.decode("utf-8", "replace"), keep_blank_values=True))
+        # A capture whose secrets were masked (a run's own traffic.har) shows none of them:
+        # what they would have shown is not observed, never judged on the mask.
+        form = {k: v for k, v in sent.items() if MASK not in v}
+        facts |= {"grant_type": form.get("grant_type"), "content_type": raw.request_headers.get("content-type"),
+                  "scope": form.get("scope"), "client_id": form.get("client_id"),
+                  "verifier_sent": "code_verifier" in sent}
+        if "code" in form:
+            facts["code"] = digest(form["code"])
+        if "code_verifier" in form:
+            verifier = form["code_verifier"]
+            facts |= {"verifier_length": len(verifier), "verifier_syntax": bool(VERIFIER.fullmatch(verifier)),
+                      "verifier_s256": s256(verifier)}
+        if "client_assertion" in form:
+            facts |= {"assertion_type": form.get("client_assertion_type"),
+                      "assertion_header": _jwt_part(form["client_assertion"], 0),
+                      "assertion_claims": _jwt_part(form["client_assertion"], 1)}
+        return "token", facts
+    if path.endswith(AUTHORIZE_PATH):
+        query = dict(parse_qsl(urlsplit(raw.url).query, keep_blank_values=True))
+        facts |= {"state": query.get("state"), "challenge": query.get("code_challenge"),
+                  "challenge_method": query.get("code_challenge_method")}
+        return "authorize", facts
+    if any(marker in path for marker in RESOURCE_PATHS):
+        value = raw.request_headers.get("authorization")
+        if value is not None and MASK in value:
+            return "resource", facts  # the capture masked it: its scheme is not observed
+        return "resource", facts | {"auth_scheme": (value or "").partition(" ")[0]}
+    if "code" in returned:
+        return "redirect", facts
+    return None
