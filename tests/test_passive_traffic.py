@@ -267,3 +267,51 @@ def test_a_verifier_is_matched_to_the_challenge_of_its_authorization_request(tmp
         _, summary, out = judge(write_har(flow(verifier), tmp_path / f"{outcome}.har"), tmp_path / outcome)
         assert outcomes(summary)["client.auth.verifier_matches_challenge"] == outcome, out[-2000:]
         assert outcomes(summary)["auth.code.state_echoed"] == "passed"
+
+
+# --------------------------------------------------------------------------- every client rule both ways
+def _request(method: str, url: str, headers: list[tuple[str, str]], body: bytes = b"", status: int = 200) -> Exchange:
+    return Exchange(method=method, url=url, request_headers=Headers(headers), request_body=body, status=status,
+                    response_headers=Headers([("content-type", "application/json")]), body=b"{}")
+
+
+FORM = [("content-type", "application/x-www-form-urlencoded")]
+GOOD_VERIFIER = "a" * 43
+SYNTHETIC = {  # check -> (an exchange that keeps the rule, one that breaks it)
+    "client.auth.token_request_form": (
+        _request("POST", "http://as/auth/oauth/v2/token", FORM, b"grant_type=client_credentials&scope=x"),
+        _request("POST", "http://as/auth/oauth/v2/token", [("content-type", "application/json")],
+                 b'{"grant_type": "client_credentials"}')),
+    "client.auth.bearer_on_api_requests": (
+        _request("GET", "http://api/inquiry/registry-inzage/v6", [("authorization", "Bearer abcdefghij")]),
+        _request("GET", "http://api/inquiry/registry-inzage/v6", [("authorization", "Basic abcdefghij")], status=401)),
+    "client.auth.verifier_syntax": (
+        _request("POST", "http://as/auth/oauth/v2/token", FORM,
+                 f"grant_type=authorization_code&code=c1&code_verifier={GOOD_VERIFIER}".encode()),
+        _request("POST", "http://as/auth/oauth/v2/token", FORM,
+                 f"grant_type=authorization_code&code=c1&code_verifier={GOOD_VERIFIER}!".encode())),
+}
+# Where each client check is proven both ways in this file.
+CLIENT_PROOFS = {
+    "client.address.api_key_sent": "test_a_conforming_client_passes_and_each_client_fault_is_found",
+    "client.address.get_only": "test_a_conforming_client_passes_and_each_client_fault_is_found",
+    "client.address.parameters_within_limits": "test_a_conforming_client_passes_and_each_client_fault_is_found",
+    "client.auth.pkce_s256": "test_an_authorization_client_is_judged_on_what_it_sends",
+    "client.auth.assertion_form": "test_an_authorization_client_is_judged_on_what_it_sends",
+    "client.auth.assertion_short_expiry": "test_an_authorization_client_is_judged_on_what_it_sends",
+    "client.auth.jti_not_reused": "test_an_authorization_client_is_judged_on_what_it_sends",
+    "client.auth.verifier_matches_challenge": "test_a_verifier_is_matched_to_the_challenge_of_its_authorization_request",
+    **{check: "test_each_client_rule_both_ways" for check in SYNTHETIC},
+}
+
+
+def test_every_client_check_is_proven_both_ways() -> None:
+    assert set(CLIENT_PROOFS) == CLIENT, sorted(CLIENT ^ set(CLIENT_PROOFS))
+    assert all(name in globals() for name in CLIENT_PROOFS.values())
+
+
+@pytest.mark.parametrize("check", sorted(SYNTHETIC))
+def test_each_client_rule_both_ways(check: str, tmp_path: Path) -> None:
+    for exchange, outcome in zip(SYNTHETIC[check], ("passed", "failed"), strict=True):
+        _, summary, out = judge(write_har([exchange], tmp_path / f"{outcome}.har"), tmp_path / outcome)
+        assert outcomes(summary)[check] == outcome, out[-2000:]
