@@ -31,7 +31,11 @@ CLIENT = {c.id for c in registered_checks("client")}
 # at: the general address checks (errors, 406 with Accept-Crs, 429 on the flood keys, 503 of
 # a maintenance instance); the token responses, API calls and code flows of the auth suite.
 RECORD = {"address": ["-m", "not fuzz", "-k", "test_general"],
-          "auth": ["-k", "token or use or state or cc_no_refresh or valid_assertion"]}
+          "auth": ["-k", "token or use or state or cc_no_refresh or valid_assertion"],
+          "soap": ["-k", "test_soap_valid_requests or test_soap_fault_format"]}
+# A response the bounded HTTP layer stops reading is recorded without its body: a capture
+# tool's HAR would hold it whole, the run's own does not.
+NOT_RECORDED_WHOLE = {"soap.oversized_response"}
 
 
 def record(tmp: Path, *faults: str, suite: str = "address") -> Path:
@@ -66,7 +70,7 @@ def proven(fault: str) -> set[str]:
     return set(fault_catalogue.expected_failures(_FAULTS[fault])[0]) & OBSERVED
 
 
-PASSIVE_FAULTS = sorted(name for name in _FAULTS if proven(name))
+PASSIVE_FAULTS = sorted(name for name in _FAULTS if proven(name) and name not in NOT_RECORDED_WHOLE)
 
 
 @pytest.fixture(scope="module", params=sorted(RECORD))
@@ -78,13 +82,14 @@ def test_the_passive_suite_judges_exactly_the_checks_declared_observable() -> No
     text = "".join(p.read_text() for p in (REPO_ROOT / "suites" / "passive").glob("test_*.py"))
     implemented = {line.split('"')[1] for line in text.splitlines() if "@pytest.mark.check(" in line}
     assert implemented == OBSERVED, (sorted(OBSERVED - implemented), sorted(implemented - OBSERVED))
-    assert len(PASSIVE_FAULTS) >= 20
+    assert len(PASSIVE_FAULTS) >= 30
 
 
 # The harness's own negative probes are no conforming client, and the passive suite says so.
 HARNESS_AS_CLIENT = {
     "address": {"client.address.api_key_sent", "client.address.get_only", "client.address.parameters_within_limits"},
     "auth": {"client.auth.pkce_s256", "client.auth.verifier_syntax", "client.auth.bearer_on_api_requests"},
+    "soap": {"client.soap.request_valid"},
 }
 
 
@@ -291,6 +296,27 @@ SYNTHETIC = {  # check -> (an exchange that keeps the rule, one that breaks it)
         _request("POST", "http://as/auth/oauth/v2/token", FORM,
                  f"grant_type=authorization_code&code=c1&code_verifier={GOOD_VERIFIER}!".encode())),
 }
+def _soap(action: str | None, body: bytes) -> Exchange:
+    headers = [("content-type", "text/xml; charset=utf-8")] + ([("SOAPAction", action)] if action is not None else [])
+    return Exchange(method="POST", url="http://soap/netbeheerder/graafbericht", request_headers=Headers(headers),
+                    request_body=body, status=200, response_headers=Headers([("content-type", "text/xml; charset=utf-8")]),
+                    body=b"")
+
+
+def _soap_pair(check: str) -> tuple[Exchange, Exchange]:
+    from conformance.soap import DEFAULT_SOAP_ACTION_BASE
+    from conformance.soap.envelope import build_envelope
+    from conformance.soap.samples import sample_request
+
+    action = f'"{DEFAULT_SOAP_ACTION_BASE}/RequestNetbeheerderServiceResponse"'
+    good = build_envelope(sample_request())
+    if check == "client.soap.soap_action":
+        return _soap(action, good), _soap('"urn:elsewhere/Other"', good)
+    broken = sample_request(melding="not a melding number with spaces and far too long")
+    return _soap(action, good), _soap(action, build_envelope(broken))
+
+
+SYNTHETIC.update({check: _soap_pair(check) for check in ("client.soap.soap_action", "client.soap.request_valid")})
 # Where each client check is proven both ways in this file.
 CLIENT_PROOFS = {
     "client.address.api_key_sent": "test_a_conforming_client_passes_and_each_client_fault_is_found",

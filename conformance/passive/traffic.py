@@ -33,10 +33,31 @@ class AddressExchange:
         return f"{ex.method} {self.relative}{query} -> {ex.status}"
 
 
+@dataclass(frozen=True)
+class SoapExchange:
+    exchange: Exchange
+
+    @property
+    def label(self) -> str:
+        ex = self.exchange
+        return f"{ex.method} {urlsplit(ex.url).path} SOAPAction {ex.request_headers.get('soapaction')} -> {ex.status}"
+
+
+def is_soap(ex: Exchange, url: str | None) -> bool:
+    """The message service's exchange: below its URL, or (a mock profile) a request that says
+    it is SOAP (a SOAPAction header, or a text/xml body holding an Envelope)."""
+    if url:
+        return ex.url.split("?")[0].rstrip("/") == url.rstrip("/")
+    media = (ex.request_headers.get("content-type") or "").lower()
+    return "soapaction" in {k.lower() for k, _ in ex.request_headers.items()} or (
+        media.startswith("text/xml") and b"Envelope" in ex.request_body[:4096])
+
+
 @dataclass
 class Traffic:
     address: list[AddressExchange] = field(default_factory=list)
     auth: list[AuthExchange] = field(default_factory=list)
+    soap: list[SoapExchange] = field(default_factory=list)
     other: int = 0
     files: list[str] = field(default_factory=list)
 
@@ -63,10 +84,15 @@ def load_traffic(files: list[str], profile: Profile, redactor: Redactor) -> Traf
     traffic = Traffic(files=[str(Path(f)) for f in files])
     address = profile.address
     base_url = address.base_url if address is not None and not address.mock else None
+    soap = profile.soap
+    soap_url = soap.base_url if soap is not None and not soap.mock else None
     for file in files:
         for raw in read_har(file):
             redactor.learn(raw)
             ex = redactor.exchange(raw)
+            if soap is not None and is_soap(ex, soap_url):
+                traffic.soap.append(SoapExchange(ex))
+                continue
             auth = classify(raw) if profile.auth is not None else None  # facts from the raw exchange, none secret
             if auth is not None:
                 traffic.auth.append(AuthExchange(ex, *auth))

@@ -24,3 +24,18 @@ def judge(evidence):
         return judge_each(items, rule if whole else (lambda a: rule(exchange(a))), label=label, what=what,
                           evidence=lambda bad: evidence([exchange(a) for a in bad]))
     return run
+
+
+@pytest.fixture(scope="session")
+def soap_contract(profile):
+    """The WSDL and types schema the profile names (the shipped pair by default)."""
+    from pathlib import Path
+
+    from conformance.errors import NotApplicable
+    from conformance.soap.loader import load_contract
+
+    service = profile.soap
+    if service is None:
+        raise NotApplicable(f"profile {profile.name} has no SOAP message service")
+    return load_contract(Path(service.wsdl) if service.wsdl else None, soap_url=service.base_url or "",
+                         soap_action_base=service.soap_action_base)

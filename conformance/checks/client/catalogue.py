@@ -81,3 +81,18 @@ BEARER_ON_API_REQUESTS = define(
     "Every request to the filing and inquiry APIs carries Authorization: Bearer",
     requirements=("AUTH-5.1",), severity=Severity.MUST, suite=SUITE, feature=_AUTH, observes="exchange",
 ).id
+
+_SOAP = "SOAP message service client (seed 001, part b)"
+SOAP_ACTION = define(
+    "client.soap.soap_action",
+    "SOAP requests carry the WSDL's soapAction, quoted, in the SOAPAction header",
+    requirements=("SOAP-4.soapAction", "SOAP11-6.1.1", "WSI-BP11-R2744"), severity=Severity.MUST, suite=SUITE,
+    feature=_SOAP, observes="exchange",
+).id
+SOAP_REQUEST_VALID = define(
+    "client.soap.request_valid",
+    "SOAP requests are POSTed as text/xml (utf-8 or utf-16) SOAP 1.1 envelopes whose Body holds the "
+    "WSDL's input element GraafberichtServiceRequest, valid against the types schema",
+    requirements=("SOAP-4.input", "SOAP11-6", "WSI-BP11-R2712", "WSI-BP11-R1012"), severity=Severity.MUST,
+    suite=SUITE, feature=_SOAP, observes="exchange",
+).id

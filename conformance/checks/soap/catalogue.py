@@ -84,6 +84,7 @@ RESPONSE_CONTENT_TYPE = define(
     "Responses are text/xml with a charset of utf-8 or utf-16",
     requirements=("SOAP11-6", "WSI-BP11-R1012", "RFC3023-3.1"),
     severity=Severity.MUST, suite=SUITE, feature=_RESPONSE,
+    observes="exchange",
 ).id
 RESPONSE_ENVELOPE = define(
     "soap.response.envelope",
@@ -91,6 +92,7 @@ RESPONSE_ENVELOPE = define(
     "after it), within the harness's size limit",
     requirements=("SOAP11-4.1.1", "SOAP11-4.1.2", "SOAP11-4.3", "WSI-BP11-R1009", "WSI-BP11-R1011"),
     severity=Severity.MUST, suite=SUITE, feature=_RESPONSE,
+    observes="exchange",
 ).id
 RESPONSE_BODY_ELEMENT = define(
     "soap.response.body_element",
@@ -98,12 +100,14 @@ RESPONSE_BODY_ELEMENT = define(
     "in the types namespace",
     requirements=("SOAP-4.output", "WSI-BP11-R2712", "WSI-BP11-R1014"),
     severity=Severity.MUST, suite=SUITE, feature=_RESPONSE,
+    observes="exchange",
 ).id
 RESPONSE_SCHEMA_VALID = define(
     "soap.response.schema_valid",
     "The response element is valid against the types schema",
     requirements=("SOAP-4.output", "SOAP-9.types-version", "WSI-BP11-R2712"),
     severity=Severity.MUST, suite=SUITE, feature=_RESPONSE,
+    observes="exchange",
 ).id
 RESPONSE_REFERS_TO_REQUEST = define(
     "soap.response.refers_to_request",
@@ -116,6 +120,7 @@ RESPONSE_NO_DTD = define(
     "Responses carry no DOCTYPE or entity; the harness refuses one without expanding it",
     requirements=("WSI-BP11-R1008",),
     severity=Severity.MUST, suite=SUITE, feature=_HARDENING,
+    observes="exchange",
 ).id
 
 RESPONSE_IN_TIME = define(
@@ -275,12 +280,14 @@ RESPONSE_CHARSET_MATCHES = define(
     "body begins with its byte order mark, no NUL characters",
     requirements=("WSI-SSBP10-R1018", "WSI-BP11-R1012", "XML10-4.3.3"),
     severity=Severity.MUST, suite=SUITE, feature=_ENCODING,
+    observes="exchange",
 ).id
 RESPONSE_DECLARATION_AGREES = define(
     "soap.response.encoding_declaration_agrees",
     "An XML declaration in the response names the encoding of its charset and bytes",
     requirements=("XML10-4.3.3", "RFC3023-3.1"),
     severity=Severity.SHOULD, suite=SUITE, feature=_ENCODING,
+    observes="exchange",
 ).id
 REQUEST_UTF16_UNDERSTOOD = define(
     "soap.request.utf16_understood",
@@ -319,6 +326,7 @@ FAULT_HTTP_500 = define(
     "A Fault is sent with HTTP 500, never 200",
     requirements=("SOAP11-6.2", "WSI-BP11-R1126"),
     severity=Severity.MUST, suite=SUITE, feature=_FAULT,
+    observes="exchange",
 ).id
 FAULT_SOAP_ENVELOPE = define(
     "soap.fault.soap_envelope",
@@ -326,6 +334,7 @@ FAULT_SOAP_ENVELOPE = define(
     "page or a stack trace",
     requirements=("SOAP11-4.4", "SOAP11-6"),
     severity=Severity.MUST, suite=SUITE, feature=_FAULT,
+    observes="exchange",
 ).id
 FAULT_STRUCTURE = define(
     "soap.fault.structure",
@@ -341,6 +350,7 @@ FAULT_CODE_UNDOTTED = define(
     "soapenv:Client.Validation)",
     requirements=("WSI-BP11-R1031",),
     severity=Severity.SHOULD, suite=SUITE, feature=_FAULT,
+    observes="exchange",
 ).id
 
 REJECTION_CHECKS = frozenset(
