@@ -84,24 +84,23 @@ def test_headers_on_429(observed_traffic, judge, profile):
           what="429 answers")
 
 
-@pytest.mark.check("address.ratelimit.problem_body_429")
-def test_problem_body_429(observed_traffic, judge):
+def problem_with_code(code: str):
+    """problem+json with the members of seed part 2 and the code of the status (part 7)."""
     def rule(ex):
         problem.is_problem_media_type(ex)
         problem.has_problem_members(ex)
-        problem.has_problem_code(ex, "tooManyRequests")
+        problem.has_problem_code(ex, code)
+    return rule
 
-    judge(answers(observed_traffic, 429), rule, what="429 answers")
+
+@pytest.mark.check("address.ratelimit.problem_body_429")
+def test_problem_body_429(observed_traffic, judge):
+    judge(answers(observed_traffic, 429), problem_with_code("tooManyRequests"), what="429 answers")
 
 
 @pytest.mark.check("address.maintenance.problem_body_503")
 def test_problem_body_503(observed_traffic, judge):
-    def rule(ex):
-        problem.is_problem_media_type(ex)
-        problem.has_problem_members(ex)
-        problem.has_problem_code(ex, "notAvailable")
-
-    judge(answers(observed_traffic, 503), rule, what="503 answers")
+    judge(answers(observed_traffic, 503), problem_with_code("notAvailable"), what="503 answers")
 
 
 @pytest.mark.check("address.maintenance.retry_after_http_date")
