@@ -15,7 +15,6 @@ from conformance.checks.client import soap as client
 from conformance.checks.soap import charset, messages
 from conformance.soap import OPERATION
 
-
 # Statuses other rules ask for, whatever the body: HTTP authentication, BP R1114 and R1115.
 OTHER_STATUSES = (401, 405, 415)
 
