@@ -5,6 +5,7 @@
     conformance profiles | profile new NAME
     conformance discover --profile P [--all] [--dry-run]
     conformance traffic FILE.har... [--profile P] [--report-dir D]
+    conformance proxy --profile P [--listen 127.0.0.1:PORT] [--duration S]
     conformance soap validate FILE...
     conformance pki init --out DIR | pki show DIR
     conformance report [RUN_DIR] [--open] | diff OLD_RUN NEW_RUN
@@ -58,6 +59,15 @@ def build_parser() -> argparse.ArgumentParser:
     traffic.add_argument("--report-dir", help="report directory (default: reports/<UTC time>-<profile>-traffic)")
     traffic.add_argument("--no-html", action="store_true", help="do not render the Allure HTML report")
     traffic.set_defaults(handler=cmd_traffic)
+
+    proxy = commands.add_parser("proxy", help="a recording reverse proxy that judges each exchange as it passes")
+    proxy.add_argument("--profile", required=True, help="profile whose services the proxy forwards to (their base URLs)")
+    proxy.add_argument("--listen", default="127.0.0.1:0", help="127.0.0.1:PORT of the first service; the next ones "
+                       "take the following ports (default: free ports, printed)")
+    proxy.add_argument("--duration", type=float, help="stop after this many seconds (default: at Ctrl-C)")
+    proxy.add_argument("--report-dir", help="report directory (default: reports/<UTC time>-<profile>-proxy)")
+    proxy.add_argument("--no-html", action="store_true", help="do not render the Allure HTML report")
+    proxy.set_defaults(handler=cmd_proxy)
 
     mock = commands.add_parser("mock", help="start the local mock servers in the foreground")
     mock.add_argument("--profile", default="local-mock", help="profile whose mock services to start")
@@ -134,6 +144,52 @@ def cmd_traffic(args: argparse.Namespace) -> int:
     for file in args.files:
         pytest_args += ["--traffic", str(Path(file).resolve())]
     return _run_and_report(pytest_args, report_dir, html=not args.no_html)
+
+
+def cmd_proxy(args: argparse.Namespace) -> int:
+    """Forward a client's traffic to the profile's services, judging it live; then the run directory."""
+    import shutil
+    import threading
+
+    from conformance.mocks.launcher import wait_until_stopped
+    from conformance.passive.proxy import RecordingProxy
+    from conformance.pytest_plugin import make_report_dir
+
+    profile = load_profile(args.profile)
+    host, _, port = args.listen.rpartition(":")
+    if host not in ("127.0.0.1", "localhost") or not port.isdigit():
+        raise ConfigError(f"--listen {args.listen}: the proxy listens on 127.0.0.1:PORT only")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    report_dir = Path(args.report_dir or REPO_ROOT / "reports" / f"{stamp}-{profile.name}-proxy").resolve()
+    make_report_dir(report_dir)
+    (report_dir / "summary.json").unlink(missing_ok=True)
+    # Secrets that are set are masked in what is printed and kept; none is required.
+    secrets = {env: os.environ[env] for svc in profile.services.values()
+               for env in getattr(svc, "secret_env", {}).values() if os.environ.get(env)}
+    proxy = RecordingProxy(profile, secrets=secrets, first_port=int(port))
+    for name, listener in proxy.start().items():
+        print(f"{name}: {listener} -> {profile.services[name].base_url}", flush=True)
+    print("judging each exchange as it passes; Ctrl-C (or --duration) ends it and writes the report", flush=True)
+    stop = threading.Event()
+    if args.duration:
+        threading.Timer(args.duration, stop.set).start()
+    try:
+        wait_until_stopped(stop)
+    finally:
+        stop.set()
+        proxy.stop()
+    capture, _ = proxy.write_capture(report_dir)
+    print(f"{len(proxy.raw)} exchanges passed; {proxy.live_findings} findings live, {proxy.upstream_findings} "
+          "answers the upstream broke", flush=True)
+    if capture is None:
+        print(f"nothing to judge; traffic.har and proxy-findings.txt in {report_dir}")
+        return int(ExitCode.OK)
+    try:
+        pytest_args = [str(REPO_ROOT / "suites" / "passive"), "--profile", str(profile.path), "--report-dir",
+                       str(report_dir), "-p", "no:cacheprovider", "-q", "--traffic", str(capture)]
+        return _run_and_report(pytest_args, report_dir, html=not args.no_html)
+    finally:
+        shutil.rmtree(capture.parent, ignore_errors=True)
 
 
 def _run_and_report(pytest_args: list[str], report_dir: Path, *, html: bool) -> int:

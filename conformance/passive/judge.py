@@ -32,3 +32,22 @@ def judge_each(items: Iterable[T], rule: Callable[[T], None], *, label: Callable
         raise Finding(f"{len(broken)} of {seen} observed {what} break the rule: {lines}",
                       expected=first.expected, actual=first.actual)
     return seen
+
+
+def judge_rule(rule, traffic, context, *, evidence: Callable[[list], object] = lambda _: None) -> int:
+    """A passive rule (conformance/passive/rules) over the traffic: the number of items it judged."""
+    selection = rule.select(traffic, context)
+    return judge_each(selection.items, selection.apply, label=selection.label, what=rule.what,
+                      evidence=lambda bad: evidence([selection.exchange(item) for item in bad]))
+
+
+def findings(rule, traffic, context) -> list[tuple[str, Finding]]:
+    """(label, finding) of every item that breaks the rule: what `conformance proxy` prints live."""
+    selection = rule.select(traffic, context)
+    out = []
+    for item in selection.items:
+        try:
+            selection.apply(item)
+        except Finding as finding:
+            out.append((selection.label(item), finding))
+    return out

@@ -82,25 +82,30 @@ def load_traffic(files: list[str], profile: Profile, redactor: Redactor) -> Traf
     """Every exchange of the HAR files, redacted (whatever the capture held, nothing secret
     reaches a report), sorted by service."""
     traffic = Traffic(files=[str(Path(f)) for f in files])
-    address = profile.address
-    base_url = address.base_url if address is not None and not address.mock else None
-    soap = profile.soap
-    soap_url = soap.base_url if soap is not None and not soap.mock else None
     for file in files:
         for raw in read_har(file):
-            redactor.learn(raw)
-            ex = redactor.exchange(raw)
-            if soap is not None and is_soap(ex, soap_url):
-                traffic.soap.append(SoapExchange(ex))
-                continue
-            auth = classify(raw) if profile.auth is not None else None  # facts from the raw exchange, none secret
-            if auth is not None:
-                traffic.auth.append(AuthExchange(ex, *auth))
-                continue
-            relative = _address_relative(ex, base_url) if address is not None else None
-            if relative is None:
-                traffic.other += 1
-                continue
-            operation = operation_of_request(relative) if ex.method == "GET" else None
-            traffic.address.append(AddressExchange(ex, relative, operation))
+            sort_into(traffic, raw, profile, redactor)
     return traffic
+
+
+def sort_into(traffic: Traffic, raw: Exchange, profile: Profile, redactor: Redactor) -> None:
+    """One raw exchange into the traffic: redacted, with the facts of its raw values that
+    are not secret, under the service it belongs to."""
+    address, soap = profile.address, profile.soap
+    base_url = address.base_url if address is not None and not address.mock else None
+    soap_url = soap.base_url if soap is not None and not soap.mock else None
+    redactor.learn(raw)
+    ex = redactor.exchange(raw)
+    if soap is not None and is_soap(ex, soap_url):
+        traffic.soap.append(SoapExchange(ex))
+        return
+    auth = classify(raw) if profile.auth is not None else None  # facts from the raw exchange, none secret
+    if auth is not None:
+        traffic.auth.append(AuthExchange(ex, *auth))
+        return
+    relative = _address_relative(ex, base_url) if address is not None else None
+    if relative is None:
+        traffic.other += 1
+        return
+    operation = operation_of_request(relative) if ex.method == "GET" else None
+    traffic.address.append(AddressExchange(ex, relative, operation))

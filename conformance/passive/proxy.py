@@ -1,0 +1,181 @@
+"""`conformance proxy`: a recording reverse proxy that judges each exchange as it passes.
+
+One listener on 127.0.0.1 per service of the profile (address API, authorization server,
+SOAP message service), each forwarding to that service's base URL whatever path and query
+the client sends: point a client at the listener instead of the service, paths unchanged.
+The ASGI side is Starlette on uvicorn, the upstream side the harness's one bounded HTTP
+client (deadline, size caps before and after the content coding, no redirects followed):
+an upstream that hangs, floods or breaks HTTP costs at most the deadline, is answered 502
+to the client and printed as a finding, never a hang or a memory blow-up.
+
+Every exchange is judged as it passes by the passive rules one exchange can show (one line
+per finding, live); on Ctrl-C or after `--duration` the whole traffic is judged again, flows
+included, into the same run directory as `conformance run` (summary.json, matrix, JUnit,
+Allure, a redacted traffic.har). The raw capture that judgement reads lives only in a
+private temporary directory and is deleted after.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import tempfile
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TextIO
+from urllib.parse import urlsplit
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from conformance.checks.finding import Finding
+from conformance.checks.registry import check_by_id
+from conformance.errors import ConfigError, UnreachableError
+from conformance.http.client import ApiClient, Recorder
+from conformance.http.exchange import Exchange
+from conformance.http.fuzz_transport import _HOP_BY_HOP
+from conformance.http.redaction import Redactor
+from conformance.passive.har import write_har
+from conformance.passive.judge import findings
+from conformance.passive.rules import Context, all_rules
+from conformance.passive.traffic import Traffic, sort_into
+from conformance.profiles import Profile
+from conformance.serving import ServerThread
+
+_NOT_FORWARDED = _HOP_BY_HOP | {"host", "accept-encoding"}  # the bounded client asks for the codings it can undo
+
+
+class _Discard(Recorder):
+    def record(self, exchange: object) -> None:  # type: ignore[override]
+        return None
+
+
+class RecordingProxy:
+    def __init__(self, profile: Profile, *, secrets: dict[str, str], out: TextIO = sys.stdout,
+                 first_port: int = 0) -> None:
+        self.profile = profile
+        self.out = out
+        self.first_port = first_port
+        self.redactor = Redactor(secrets.values())
+        if profile.address is not None:
+            self.redactor.add_header(profile.address.api_key_header)
+        self.context = Context(profile)
+        self.live_rules = [r for r in all_rules() if check_by_id(r.check).observes == "exchange"]
+        self.raw: list[Exchange] = []
+        self.upstream_findings = 0
+        self.live_findings = 0
+        self._lock = threading.Lock()
+        self._servers: list[ServerThread] = []
+        self._clients: list[ApiClient] = []
+        self.listeners: dict[str, str] = {}
+        self.lines: list[str] = []  # what was printed live: the run directory keeps it (proxy-findings.txt)
+
+    # ------------------------------------------------------------------ listeners
+    def upstreams(self) -> dict[str, str]:
+        out = {}
+        for name, service in self.profile.services.items():
+            if service.mock or not service.base_url:
+                raise ConfigError(f"{self.profile.path}: services.{name} is the local mock; the proxy forwards to a "
+                                  "real deployment (point a profile's base URLs at a running `conformance mock`)")
+            out[name] = service.base_url
+        return out
+
+    def start(self) -> dict[str, str]:
+        for index, (name, base_url) in enumerate(self.upstreams().items()):
+            service = self.profile.services[name]
+            client = ApiClient(base_url, redactor=self.redactor, recorder=_Discard(), timeout_s=service.timeout_s,
+                               limits=self.profile.limits.http())
+            self._clients.append(client)
+            app = Starlette(routes=[Route("/{path:path}", self._handler(name, client),
+                                          methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"])])
+            server = ServerThread(app, f"proxy-{name}", port=self.first_port + index if self.first_port else 0)
+            port = server.start()
+            self._servers.append(server)
+            self.listeners[name] = f"http://127.0.0.1:{port}{urlsplit(base_url).path.rstrip('/')}"
+        return self.listeners
+
+    def stop(self) -> None:
+        for server in self._servers:
+            server.stop()
+        for client in self._clients:
+            client.close()
+
+    def _handler(self, service: str, client: ApiClient) -> Callable:
+        limits = self.profile.limits
+        parts = urlsplit(client.base_url)
+        origin = f"{parts.scheme}://{parts.netloc}"
+
+        async def handle(request: Request) -> Response:
+            body = b""
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > limits.max_body_bytes:
+                    return Response(b"request body over the proxy's limit\n", status_code=413)
+            headers = {k: v for k, v in request.headers.items() if k.lower() not in _NOT_FORWARDED}
+            # The listener stands in for the upstream's origin: the path and query go on unchanged.
+            target = origin + request.url.path + (f"?{request.url.query}" if request.url.query else "")
+            return await run_in_threadpool(self._forward, service, client, request.method, target, headers, body)
+
+        return handle
+
+    def _forward(self, service: str, client: ApiClient, method: str, url: str, headers: dict[str, str],
+                 body: bytes) -> Response:
+        started = datetime.now(UTC).isoformat()
+        try:
+            _, raw = client.request_revealing(method, url, headers=headers, content=body or None)
+        except (Finding, UnreachableError) as exc:
+            message = exc.message if isinstance(exc, Finding) else str(exc)
+            with self._lock:
+                self.upstream_findings += 1
+            self._print(f"UPSTREAM {service} {method} {url.split('?')[0]}: {message}")
+            return Response(f"upstream: {message}\n".encode(), status_code=502, media_type="text/plain")
+        raw = dataclasses.replace(raw, notes={**raw.notes, "startedDateTime": started})
+        with self._lock:
+            self.raw.append(raw)
+        self._judge_live(raw)
+        out_headers = [(k, v) for k, v in raw.response_headers.items() if k.lower() not in _HOP_BY_HOP]
+        response = Response(raw.body, status_code=raw.status)
+        response.raw_headers = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in out_headers] + [
+            (b"content-length", str(len(raw.body)).encode())]
+        return response
+
+    # ------------------------------------------------------------------ judging
+    def _judge_live(self, raw: Exchange) -> None:
+        traffic = Traffic()
+        with self._lock:  # the redactor learns as it goes
+            sort_into(traffic, raw, self.profile, self.redactor)
+        for rule in self.live_rules:
+            try:
+                found = findings(rule, traffic, self.context)
+            except Exception:  # noqa: BLE001 -- a rule that cannot run live (no WSDL, say) is judged at the end
+                continue
+            for label, finding in found:
+                with self._lock:
+                    self.live_findings += 1
+                severity = check_by_id(rule.check).severity
+                self._print(f"FAIL {rule.check} [{severity}] {label}: {finding.message}")
+
+    def _print(self, line: str) -> None:
+        with self._lock:
+            line = self.redactor.text(line)
+            self.lines.append(line)
+            self.out.write(line + "\n")
+            self.out.flush()
+
+    def write_capture(self, directory: Path) -> tuple[Path | None, Path]:
+        """(the raw capture, private, for the final judgement; None when nothing passed) and
+        the redacted traffic.har of the run directory."""
+        with self._lock:
+            raw = list(self.raw)
+        redacted = write_har([self.redactor.exchange(ex) for ex in raw], directory / "traffic.har")
+        (directory / "proxy-findings.txt").write_text("".join(f"{line}\n" for line in self.lines), encoding="utf-8")
+        if not raw:
+            return None, redacted
+        private = Path(tempfile.mkdtemp(prefix="conformance-proxy-"))
+        private.chmod(0o700)
+        return write_har(raw, private / "capture.har"), redacted

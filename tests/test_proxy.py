@@ -1,0 +1,142 @@
+"""`conformance proxy` end to end: a client goes through it to the local mock (findings printed
+live, the run directory written on Ctrl-C), and a misbehaving upstream costs the client a 502
+within the deadline, never a hang."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from misbehaving_server import MisbehavingServer
+
+from conformance.mocks.launcher import MockCluster
+from conformance.profiles import REPO_ROOT, load_profile
+
+KEY_VAR = "PROXY_TEST_API_KEY"
+
+
+@pytest.fixture(scope="module")
+def mock() -> Iterator[tuple[dict[str, str], str]]:
+    profile = load_profile("local-mock")
+    with MockCluster(profile) as cluster:
+        yield cluster.urls, cluster.secrets[profile.address.secret_env["api_key"]]
+
+
+def profile_file(path: Path, address: str, soap: str | None = None, deadline_s: int = 30) -> Path:
+    text = f"""[profile]
+name = "proxied"
+description = "a deployment seen through conformance proxy"
+[services.address]
+mock = false
+base_url = "{address}"
+[services.address.secrets]
+api_key = "{KEY_VAR}"
+"""
+    if soap:
+        text += f'[services.soap]\nmock = false\nurl = "{soap}"\nsoap_action_base = "urn:registry:graafbericht"\n'
+    path.write_text(text + f"[limits]\ndeadline_s = {deadline_s}\n")
+    return path
+
+
+class Proxy:
+    """The proxy as a user runs it, its output read line by line as it comes."""
+
+    def __init__(self, profile: Path, report: Path, key: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "conformance.cli", "proxy", "--profile", str(profile), "--report-dir", str(report),
+             "--no-html"], cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            env={**os.environ, KEY_VAR: key})
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.seen: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+
+    def wait_for(self, prefix: str, timeout_s: float = 60) -> str:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=max(0.05, deadline - time.monotonic()))
+            except queue.Empty:
+                break
+            self.seen.append(line)
+            if line.startswith(prefix):
+                return line
+        raise AssertionError(f"no line starting {prefix!r}; seen: {self.seen[-20:]}")
+
+    def listener(self, service: str) -> str:
+        return self.wait_for(f"{service}: ").split()[1]
+
+    def stop(self) -> int:
+        self.proc.send_signal(signal.SIGINT)
+        code = self.proc.wait(timeout=300)
+        while not self.lines.empty():
+            self.seen.append(self.lines.get())
+        return code
+
+
+def test_a_client_through_the_proxy_is_judged_live_and_in_the_report(mock, tmp_path: Path) -> None:
+    urls, key = mock
+    proxy = Proxy(profile_file(tmp_path / "p.toml", urls["address"], urls["soap"]), tmp_path / "report", key)
+    try:
+        address, soap = proxy.listener("address"), proxy.listener("soap")
+        with httpx.Client(trust_env=False, timeout=60) as client:
+            ok = client.get(f"{address}/adressen/1951200000000101", headers={"X-Api-Key": key})
+            assert ok.status_code == 200 and ok.json()["nummeraanduidingIdentificatie"] == "1951200000000101"
+            assert client.get(f"{address}/adressen/1951200000000101").status_code == 401  # no key: forwarded as is
+            client.get(f"{address}/adressen", params={"postcode": "1181VA", "huisnummer": "12", "pageSize": "5"},
+                       headers={"X-Api-Key": key})
+            from conformance.soap.envelope import build_envelope
+            from conformance.soap.samples import sample_request
+
+            answer = client.post(soap, content=build_envelope(sample_request()), headers={
+                "Content-Type": "text/xml; charset=utf-8",
+                "SOAPAction": '"urn:registry:graafbericht/RequestNetbeheerderServiceResponse"'})
+            assert answer.status_code == 200 and b"GraafberichtServiceResponse" in answer.content
+        live = proxy.wait_for("FAIL client.address.api_key_sent")
+        assert "GET /adressen/1951200000000101 -> 401" in live
+        proxy.wait_for("FAIL client.address.parameters_within_limits")
+    finally:
+        code = proxy.stop()
+    out = "\n".join(proxy.seen)
+    assert code == 1, out[-3000:]  # the client's MUST rules were broken
+    summary = json.loads((tmp_path / "report" / "summary.json").read_text())
+    got = {e["check"]: e["outcome"] for e in summary["checks"]}
+    assert got["client.address.api_key_sent"] == "failed" and got["client.address.parameters_within_limits"] == "failed"
+    assert got["address.media.success_is_hal_json"] == "passed" and got["soap.response.schema_valid"] == "passed"
+    assert got["client.soap.soap_action"] == "passed"
+    for name in ("traffic.har", "proxy-findings.txt", "junit.xml", "matrix.md"):
+        data = (tmp_path / "report" / name).read_bytes()
+        assert key.encode() not in data, name
+    assert key not in out
+    assert not list(Path(summary["traffic"][0]).parent.glob("*")), "the raw capture is deleted"
+
+
+@pytest.mark.parametrize("mode", ["hang", "huge-body", "gzip-bomb", "reset"])
+def test_a_misbehaving_upstream_costs_a_502_not_a_hang(mode: str, tmp_path: Path) -> None:
+    with MisbehavingServer(mode=mode) as upstream:
+        base = f"http://127.0.0.1:{upstream.port}/lvbag/individuelebevragingen/v2"
+        proxy = Proxy(profile_file(tmp_path / "p.toml", base, deadline_s=3), tmp_path / "report", "k" * 20)
+        try:
+            address = proxy.listener("address")
+            started = time.monotonic()
+            with httpx.Client(trust_env=False, timeout=60) as client:
+                answer = client.get(f"{address}/adressen/1951200000000101", headers={"X-Api-Key": "k" * 20})
+            assert answer.status_code == 502 and time.monotonic() - started < 30
+            proxy.wait_for("UPSTREAM address GET")
+        finally:
+            code = proxy.stop()
+        assert code in (0, 4), "\n".join(proxy.seen)[-2000:]
