@@ -1,6 +1,8 @@
 """Meta-tests: every check is proven both ways against the local mock.
 
 * the clean mock passes every check of each suite (no false positives);
+* the run under each fault is also judged passively from its traffic.har (conformance traffic):
+  the fault's checks that observed traffic can judge fail there too;
 * under each fault of the catalogue, every check the fault must trip fails with a
   finding, nothing outside its must/may sets fails, no check breaks (an `error` is a
   harness problem), and the exit code follows the severities (1 when a MUST check
@@ -22,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from conformance.checks.registry import Severity, registered_checks
+from conformance.checks.registry import Severity, check_by_id, registered_checks
 from conformance.mocks.faults import Fault, catalogue, expected_failures
 from conformance.profiles import REPO_ROOT
 
@@ -49,6 +51,20 @@ def conformance_run(report_dir: Path, suite: str, *faults: str, marker: str | No
     summary_path = report_dir / "summary.json"
     assert summary_path.is_file(), f"no summary.json; exit {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     return proc.returncode, json.loads(summary_path.read_text())
+
+
+# A response the bounded HTTP layer stops reading is recorded without its body: a capture
+# tool's HAR would hold it whole, a run's own traffic.har does not.
+NOT_RECORDED_WHOLE = {"soap.oversized_response"}
+
+
+def judge_traffic(har: Path, report_dir: Path) -> dict[str, str]:
+    """`conformance traffic` over a HAR: check id -> outcome."""
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "traffic", str(har), "--no-html",
+                           "--report-dir", str(report_dir)], capture_output=True, text=True, timeout=300, cwd=REPO_ROOT)
+    summary = report_dir / "summary.json"
+    assert summary.is_file(), proc.stdout[-2000:] + proc.stderr[-2000:]
+    return {e["check"]: e["outcome"] for e in json.loads(summary.read_text())["checks"]}
 
 
 def outcomes(summary: dict[str, Any], *wanted: str) -> dict[str, str]:
@@ -88,6 +104,13 @@ def test_fault_trips_its_checks_and_only_plausible_ones(fault: Fault, tmp_path: 
     expected_code = 1 if any(severities[c] == "MUST" for c in failed) else \
         4 if any(severities[c] == "MUST" for c in blocked) else 0
     assert code == expected_code, f"exit {code}; failed {sorted(failed)}, blocked {sorted(blocked)}"
+    # The same run's traffic, judged passively: every check of the fault that one observed
+    # exchange (or a flow) can show fails there too, from the recording alone.
+    observable = {c for c in must if check_by_id(c).observes != "probe"} & ran
+    if observable and fault.name not in NOT_RECORDED_WHOLE:
+        passive = judge_traffic(tmp_path / "traffic.har", tmp_path / "passive")
+        missed = {c: passive.get(c) for c in observable if passive.get(c) != "failed"}
+        assert not missed, f"{fault.name}: not found passively in its run's traffic.har: {missed}"
 
 
 def test_every_check_is_proven_by_a_fault() -> None:
