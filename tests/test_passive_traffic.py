@@ -316,3 +316,19 @@ def test_each_client_rule_both_ways(check: str, tmp_path: Path) -> None:
     for exchange, outcome in zip(SYNTHETIC[check], ("passed", "failed"), strict=True):
         _, summary, out = judge(write_har([exchange], tmp_path / f"{outcome}.har"), tmp_path / outcome)
         assert outcomes(summary)[check] == outcome, out[-2000:]
+
+
+def test_an_answer_over_the_size_cap_in_a_capture_is_judged_cut(tmp_path: Path) -> None:
+    """A capture tool keeps a huge answer whole; reading it, the harness cuts it at its cap,
+    and the envelope it cannot read whole is a finding (the SOAP fault oversized_response,
+    whose run the bounded layer refused to read, is proven here on a capture)."""
+    from conformance.http.exchange import MAX_BODY
+
+    huge = b'<?xml version="1.0" encoding="utf-8"?><s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/">' \
+           b"<s:Body><x>" + b"a" * (MAX_BODY + 1024) + b"</x></s:Body></s:Envelope>"
+    ex = Exchange(method="POST", url="http://soap/netbeheerder/graafbericht",
+                  request_headers=Headers([("content-type", "text/xml; charset=utf-8"), ("SOAPAction", '"x"')]),
+                  request_body=b"<x/>", status=200, response_headers=Headers([("content-type", "text/xml; charset=utf-8")]),
+                  body=huge)
+    _, summary, out = judge(write_har([ex], tmp_path / "huge.har"), tmp_path / "judged")
+    assert outcomes(summary)["soap.response.envelope"] == "failed", out[-2000:]

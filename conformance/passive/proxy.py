@@ -134,6 +134,12 @@ class RecordingProxy:
                 self.upstream_findings += 1
             self._print(f"UPSTREAM {service} {method} {url.split('?')[0]}: {message}")
             return Response(f"upstream: {message}\n".encode(), status_code=502, media_type="text/plain")
+        if not 200 <= raw.status <= 599:  # no final answer a client can be handed (a 1xx as final, status 999)
+            with self._lock:
+                self.upstream_findings += 1
+            self._print(f"UPSTREAM {service} {method} {url.split('?')[0]}: answered with status {raw.status}, "
+                        "which is no final HTTP status")
+            return Response(f"upstream: status {raw.status}\n".encode(), status_code=502, media_type="text/plain")
         raw = dataclasses.replace(raw, notes={**raw.notes, "startedDateTime": started})
         with self._lock:
             self.raw.append(raw)
