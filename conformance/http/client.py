@@ -47,6 +47,13 @@ class Recorder:
         return taken
 
 
+class DiscardingRecorder(Recorder):
+    """For requests that are no check's evidence (sample discovery, the proxy's own forwarding)."""
+
+    def record(self, exchange: Exchange) -> None:
+        return None
+
+
 class Pacer:
     """Keeps requests at or below a rate, counts them against a budget, and adapts to what
     the server says of its rate limit (conformance/http/schedule.py): RateLimit-Remaining at

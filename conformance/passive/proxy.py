@@ -36,7 +36,7 @@ from starlette.routing import Route
 from conformance.checks.finding import Finding
 from conformance.checks.registry import check_by_id
 from conformance.errors import ConfigError, UnreachableError
-from conformance.http.client import ApiClient, Recorder
+from conformance.http.client import ApiClient, DiscardingRecorder
 from conformance.http.exchange import Exchange
 from conformance.http.fuzz_transport import _HOP_BY_HOP
 from conformance.http.redaction import Redactor
@@ -48,11 +48,6 @@ from conformance.profiles import Profile
 from conformance.serving import ServerThread
 
 _NOT_FORWARDED = _HOP_BY_HOP | {"host", "accept-encoding"}  # the bounded client asks for the codings it can undo
-
-
-class _Discard(Recorder):
-    def record(self, exchange: object) -> None:  # type: ignore[override]
-        return None
 
 
 class RecordingProxy:
@@ -88,7 +83,7 @@ class RecordingProxy:
     def start(self) -> dict[str, str]:
         for index, (name, base_url) in enumerate(self.upstreams().items()):
             service = self.profile.services[name]
-            client = ApiClient(base_url, redactor=self.redactor, recorder=_Discard(), timeout_s=service.timeout_s,
+            client = ApiClient(base_url, redactor=self.redactor, recorder=DiscardingRecorder(), timeout_s=service.timeout_s,
                                limits=self.profile.limits.http())
             self._clients.append(client)
             app = Starlette(routes=[Route("/{path:path}", self._handler(name, client),

@@ -12,7 +12,7 @@ import tomlkit
 
 from conformance.errors import ConfigError
 from conformance.http.address import AddressApi
-from conformance.http.client import Recorder
+from conformance.http.client import DiscardingRecorder
 from conformance.http.redaction import Redactor
 from conformance.profiles import ADDRESS_SAMPLES, Profile
 from conformance.samples import contracts as C
@@ -26,12 +26,7 @@ def address_api(profile: Profile, base_url: str, secrets: dict[str, str]) -> Add
     assert service is not None
     keys = {name: secrets[env] for name, env in service.secret_env.items() if env in secrets}
     return AddressApi(service, base_url=base_url, keys=keys, samples={}, limits=profile.limits,
-                      redactor=Redactor(secrets.values()), recorder=_Discard())
-
-
-class _Discard(Recorder):
-    def record(self, exchange: object) -> None:  # type: ignore[override]
-        return None
+                      redactor=Redactor(secrets.values()), recorder=DiscardingRecorder())
 
 
 def getter(api: AddressApi) -> Get:
