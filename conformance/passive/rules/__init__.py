@@ -77,3 +77,8 @@ def all_rules() -> list[Rule]:
 
 def each(items: Iterable[Any], apply: Callable[[Any], None], **kw: Any) -> Selection:
     return Selection(list(items), apply, **kw)
+
+
+def on_exchange(check: Callable[[Any], None]) -> Callable[[Any], None]:
+    """A check function of one Exchange, applied to an observed item (which holds one)."""
+    return lambda item: check(item.exchange)

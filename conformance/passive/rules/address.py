@@ -7,7 +7,7 @@ from __future__ import annotations
 from conformance.checks.address import general as g
 from conformance.checks.address import hal, headers, problem
 from conformance.checks.client import requests as client
-from conformance.passive.rules import each, rule
+from conformance.passive.rules import each, on_exchange, rule
 
 # Seed part 1 and 7: the statuses whose body is problem+json with the seed's members.
 ERRORS = (400, 401, 403, 404, 406, 412, 429, 500, 503)
@@ -18,11 +18,6 @@ def answers(traffic, *statuses: int, seed_only: bool = True):
     request of one of the seed's operations (a path the seed does not have is no rule's)."""
     return [a for a in traffic.address
             if (not statuses or a.exchange.status in statuses) and (a.operation is not None or not seed_only)]
-
-
-def on_exchange(check):
-    """A check function of one Exchange, applied to an observed address exchange."""
-    return lambda a: check(a.exchange)
 
 
 def problem_with_code(code: str):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from conformance.checks.client import soap as client
 from conformance.checks.soap import charset, messages
-from conformance.passive.rules import each, rule
+from conformance.passive.rules import each, on_exchange, rule
 from conformance.soap import OPERATION
 
 # Statuses other rules ask for, whatever the body: HTTP authentication, BP R1114 and R1115.
@@ -22,10 +22,6 @@ def answers(traffic, *statuses: int, fault: bool | None = None):
     """The observed SOAP answers with one of `statuses` (any when none), with or without a Fault."""
     return [s for s in traffic.soap if (not statuses or s.exchange.status in statuses) and s.exchange.body
             and (fault is None or (messages._fault_or_none(s.exchange) is not None) == fault)]
-
-
-def on_exchange(check):
-    return lambda s: check(s.exchange)
 
 
 @rule("soap.response.content_type", what="SOAP answers (200 or 500)")
