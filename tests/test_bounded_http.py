@@ -12,6 +12,8 @@ from misbehaving_server import MisbehavingServer
 
 from conformance.errors import UnreachableError
 from conformance.http.client import ApiClient, Recorder, probe
+from conformance.http.exchange import SENT_URL_HEADER
+from conformance.http.fuzz_transport import BoundedSession
 from conformance.http.limits import HttpViolation, Limits
 from conformance.http.redaction import Redactor
 
@@ -121,3 +123,38 @@ def test_probe_calls_any_answer_reachable_and_stays_bounded(server: MisbehavingS
     except UnreachableError:
         assert mode == "flood-1xx", mode  # only 1xx heads: no final answer ever came
     assert time.monotonic() - started < 4.5
+
+
+# --- the generated calls of contract fuzzing (conformance/http/fuzz_transport.py) --------------
+@pytest.mark.parametrize("mode", ["redirect-loop", "redirect-foreign"])
+def test_the_fuzzing_session_follows_no_redirect(client: tuple[ApiClient, Recorder], server: MisbehavingServer,
+                                                 mode: str) -> None:
+    api, recorder = client
+    before = len(server.requests)
+    with BoundedSession(api) as session:
+        response = session.get(f"http://127.0.0.1:{server.port}/{mode}/x")
+    assert response.status_code == 302 and len(server.requests) == before + 1
+    assert [e.status for e in recorder.take()] == [302]  # recorded like every other exchange
+
+
+@pytest.mark.parametrize("mode", ["huge-body", "gzip-bomb", "drip"])
+def test_the_fuzzing_session_is_bounded_like_the_client(client: tuple[ApiClient, Recorder], server: MisbehavingServer,
+                                                        mode: str) -> None:
+    api, _ = client
+    started = time.monotonic()
+    with BoundedSession(api) as session, pytest.raises(HttpViolation):
+        session.get(f"http://127.0.0.1:{server.port}/{mode}/x")
+    assert time.monotonic() - started < BOUND_S
+
+
+def test_the_fuzzing_session_sends_what_it_is_given_and_answers_as_received(client: tuple[ApiClient, Recorder],
+                                                                          server: MisbehavingServer) -> None:
+    api, recorder = client
+    with BoundedSession(api) as session:
+        response = session.get(f"http://127.0.0.1:{server.port}/ok/x", headers={"X-Api-Key": "k"})
+    assert response.json() == {"_links": {"self": {"href": "/x"}}}
+    sent = recorder.take()[-1]
+    assert sent.request_headers.get("x-api-key") == "[redacted]"  # sent, and masked in the record
+    assert "python-requests" not in (sent.request_headers.get("user-agent") or "")  # no requests defaults added
+    assert response.headers[SENT_URL_HEADER] == sent.url
+    assert response.raw.headers.getlist("content-type") == [response.headers["content-type"]]  # schemathesis reads raw

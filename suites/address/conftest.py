@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from conformance.errors import NotApplicable
-from conformance.http.fuzz_transport import BoundedForwarder
+from conformance.http.fuzz_transport import BoundedForwarder, BoundedSession
 from conformance.openapi import operations as ops
 from conformance.openapi.loader import load_schema
 
@@ -31,6 +31,13 @@ def address_schema(address_api, profile):
     # Every request schemathesis makes goes through the harness's bounded, paced, recorded client.
     schema.app = BoundedForwarder(address_api.client)
     return schema
+
+
+@pytest.fixture(scope="session")
+def fuzz_session(address_api):
+    """The generated calls' way to the same bounded client (fuzz_transport.direct_call)."""
+    with BoundedSession(address_api.client) as session:
+        yield session
 
 
 @pytest.fixture

@@ -27,6 +27,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from conformance.checks.address.st_checks import MUST_CHECKS, SHOULD_CHECKS
+from conformance.http.fuzz_transport import direct_call
 from conformance.openapi import operations as ops
 
 # positive_data_acceptance is left out on purpose: the API's query kinds and parameter
@@ -74,9 +75,10 @@ def _operation_test(operation_id: str, template: str):
     @pytest.mark.usefixtures("described_operation")
     @schema.include(method="GET", path_regex=ops.path_regex(template)).parametrize()
     @FUZZ_SETTINGS
-    def test(case, address_api, auth_enforced_operations) -> None:
+    def test(case, address_api, fuzz_session, auth_enforced_operations) -> None:
         headers = address_api.auth_headers()
-        response = case.call(base_url=address_api.base_url, headers=headers)
+        with direct_call(case.operation):
+            response = case.call(base_url=address_api.base_url, headers=headers, session=fuzz_session)
         checks = [*BUILT_IN, _ignored_auth(auth_enforced_operations), *MUST_CHECKS]
         case.validate_response(response, checks=checks, headers=headers,
                                transport_kwargs=_transport(address_api))
@@ -94,9 +96,10 @@ for _operation_id, _template in ops.SEED_OPERATIONS.items():
 @pytest.mark.usefixtures("described_operation")
 @schema.exclude(func=ops.is_seed_operation).parametrize()
 @FUZZ_SETTINGS
-def test_other_operations(case, address_api, observe, auth_enforced_operations) -> None:
+def test_other_operations(case, address_api, fuzz_session, observe, auth_enforced_operations) -> None:
     headers = address_api.auth_headers()
-    response = case.call(base_url=address_api.base_url, headers=headers)
+    with direct_call(case.operation):
+        response = case.call(base_url=address_api.base_url, headers=headers, session=fuzz_session)
     case.validate_response(response, checks=[*BUILT_IN, _ignored_auth(auth_enforced_operations)], headers=headers,
                            transport_kwargs=_transport(address_api))  # a finding is observed
     observe("answers as its description says", once_per=f"{case.method} {case.operation.path}")
@@ -106,9 +109,10 @@ def test_other_operations(case, address_api, observe, auth_enforced_operations) 
 @pytest.mark.check("address.contract.should_rules")
 @schema.parametrize()
 @FUZZ_SETTINGS
-def test_should_rules(case, address_api) -> None:
+def test_should_rules(case, address_api, fuzz_session) -> None:
     headers = address_api.auth_headers()
-    response = case.call(base_url=address_api.base_url, headers=headers)
+    with direct_call(case.operation):
+        response = case.call(base_url=address_api.base_url, headers=headers, session=fuzz_session)
     case.validate_response(response, checks=list(SHOULD_CHECKS), headers=headers,
                            transport_kwargs=_transport(address_api))
 
