@@ -35,6 +35,10 @@ from conformance.samples.cli import add_discover_command
 from conformance.soap.cli import add_soap_commands
 
 SUITES = ("address", "auth", "soap")
+# pytest plugins a conformance run does without: the cache writes .pytest_cache wherever the
+# run is started; unraisableexception collects garbage five times over at the end of every
+# run (about 0.2 s with schemathesis and hypothesis loaded) to report exceptions in __del__.
+PLUGINS_OFF = ["-p", "no:cacheprovider", "-p", "no:unraisableexception"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -140,7 +144,7 @@ def cmd_traffic(args: argparse.Namespace) -> int:
     make_report_dir(report_dir)
     (report_dir / "summary.json").unlink(missing_ok=True)
     pytest_args = [str(REPO_ROOT / "suites" / "passive"), "--profile", str(profile.path), "--report-dir", str(report_dir),
-                   "-p", "no:cacheprovider", "-q"]
+                   *PLUGINS_OFF, "-q"]
     for file in args.files:
         pytest_args += ["--traffic", str(Path(file).resolve())]
     return _run_and_report(pytest_args, report_dir, html=not args.no_html)
@@ -186,7 +190,7 @@ def cmd_proxy(args: argparse.Namespace) -> int:
         return int(ExitCode.OK)
     try:
         pytest_args = [str(REPO_ROOT / "suites" / "passive"), "--profile", str(profile.path), "--report-dir",
-                       str(report_dir), "-p", "no:cacheprovider", "-q", "--traffic", str(capture)]
+                       str(report_dir), *PLUGINS_OFF, "-q", "--traffic", str(capture)]
         return _run_and_report(pytest_args, report_dir, html=not args.no_html)
     finally:
         shutil.rmtree(capture.parent, ignore_errors=True)
@@ -209,7 +213,7 @@ def _run_and_report(pytest_args: list[str], report_dir: Path, *, html: bool) -> 
 def build_pytest_args(args: argparse.Namespace, *, profile_ref: str, report_dir: Path) -> list[str]:
     suites = args.suite or list(SUITES)
     out = [str(REPO_ROOT / "suites" / s) for s in suites]
-    out += ["--profile", profile_ref, "--report-dir", str(report_dir), "-p", "no:cacheprovider"]
+    out += ["--profile", profile_ref, "--report-dir", str(report_dir), *PLUGINS_OFF]
     for name in args.mock_fault:
         out += ["--mock-fault", name]
     if args.seed is not None:
@@ -301,5 +305,28 @@ def cmd_profiles(args: argparse.Namespace) -> int:
     return 0
 
 
+def console() -> None:
+    """The `conformance` command and `python -m conformance.cli`: `main`, then a quick exit.
+
+    By the time `main` returns every report is written and closed and the exit functions
+    (atexit) are run here; what a normal exit adds is the interpreter taking apart the
+    objects of pytest, schemathesis and hypothesis one by one: about 0.25 s per run, a
+    tenth of the harness's overhead on contract fuzzing (benchmarks/harness_overhead.py).
+    mypy ends the same way. Tests call `main`, which returns."""
+    try:
+        code = main()
+    except BrokenPipeError:  # `conformance profiles | head`: the reader has gone, say nothing more
+        code = 1
+    import atexit
+
+    atexit._run_exitfuncs()  # noqa: SLF001 - what sys.exit would run, in its order
+    import contextlib
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe (`| head`): nothing left to say
+            stream.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    console()

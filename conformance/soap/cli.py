@@ -12,12 +12,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from conformance.errors import ConfigError, ExitCode
 from conformance.soap import DEFAULT_SOAP_ACTION_BASE
-from conformance.soap.loader import MAX_XML_BYTES, load_contract
-from conformance.soap.validate import MessageReport, validate_message
+
+if TYPE_CHECKING:
+    from conformance.soap.validate import MessageReport
 
 
 def add_soap_commands(subparsers: Any) -> None:
@@ -42,6 +43,10 @@ def add_soap_commands(subparsers: Any) -> None:
 
 
 def cmd_soap_validate(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    # zeep and lxml load here, not with the CLI: every `conformance` command would pay for them
+    from conformance.soap.loader import load_contract
+    from conformance.soap.validate import validate_message
+
     out = out or sys.stdout
     if args.wsdl is not None and not args.wsdl.is_file():
         raise ConfigError(f"WSDL file not found: {args.wsdl}")
@@ -60,6 +65,8 @@ def cmd_soap_validate(args: argparse.Namespace, out: TextIO | None = None) -> in
 
 
 def _read(path: Path) -> bytes:
+    from conformance.soap.loader import MAX_XML_BYTES
+
     try:
         size = path.stat().st_size
         if size > MAX_XML_BYTES + 64_000:  # headers plus the largest body we parse
