@@ -2,10 +2,13 @@
 server, same example count.
 
 One local mock is started here; both runs are serial and point at it (the harness through an
-ordinary profile, as a user's would, so it starts no mock of its own). Printed: both wall
+ordinary profile, as a user's would, so it starts no mock of its own). A first pair warms
+the caches and the mock up and is not counted. Printed: both wall
 times, the ratio harness / plain (target: at most 1.2), and where the harness's time goes:
 process start and collection, the contract tests themselves (from junit.xml), and writing
-the report.
+the report. A third run per pair, schemathesis's own pytest integration with the same checks
+and nothing of the harness (benchmarks/_pytest_reference.py), shows how much of the overhead
+is that integration's rather than the harness's.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -45,6 +49,13 @@ negative = true
 """
 
 
+REFERENCE_CONFTEST = """
+import os
+from hypothesis import settings
+settings.register_profile("bench", max_examples=int(os.environ["BENCH_EXAMPLES"]), deadline=None)
+"""
+
+
 def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, int]:
     started = time.monotonic()
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
@@ -54,16 +65,20 @@ def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, int]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--examples", default="25")
-    parser.add_argument("--repeat", type=int, default=3, help="pairs of runs; the median ratio is the figure")
+    parser.add_argument("--repeat", type=int, default=3, help="pairs of runs after the warm-up; the median ratio is the figure")
     args = parser.parse_args()
     bin_dir = Path(sys.executable).parent
-    ratios = []
+    ratios: list[float] = []
+    references: list[float] = []
     with start_local_mock() as cluster, tempfile.TemporaryDirectory() as tmp:
         key = valid_key(cluster)
         env = {**os.environ, "SCHEMATHESIS_HOOKS": "conformance.checks.address.st_checks"}
         profile = Path(tmp) / "bench.toml"
         profile.write_text(PROFILE.format(url=cluster.urls["address"], description=DESCRIPTION.as_posix()))
-        for _ in range(args.repeat):
+        # schemathesis's pytest integration alone, in a directory without the project's pytest settings
+        shutil.copy(HERE / "_pytest_reference.py", Path(tmp) / "reference_test.py")
+        Path(tmp, "conftest.py").write_text(REFERENCE_CONFTEST)
+        for pair in range(args.repeat + 1):
             plain, plain_code = timed(
                 [str(bin_dir / "schemathesis"), "run", str(DESCRIPTION), "--url", cluster.urls["address"],
                  "-H", f"X-Api-Key: {key}", "-n", args.examples, "--seed", "1", "--phases", "examples,coverage,fuzzing",
@@ -78,10 +93,24 @@ def main() -> None:
                 {**os.environ, "BENCH_API_KEY": key, "BENCH_PHASES": tmp + "/phases.json",
                  "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))}, REPO,
             )
+            reference, reference_code = timed(
+                [sys.executable, "-m", "pytest", "-q", "-p", "no:conformance", "-p", "no:allure_pytest",
+                 "-p", "no:cacheprovider", "--hypothesis-seed", "1", "--hypothesis-profile", "bench", "reference_test.py"],
+                {**os.environ, "DESCRIPTION": str(DESCRIPTION), "URL": cluster.urls["address"], "KEY": key,
+                 "BENCH_EXAMPLES": args.examples}, Path(tmp),
+            )
             phases = json.loads(Path(tmp, "phases.json").read_text())
+            if pair == 0:  # a warm-up: the first run of each pays for cold caches and a mock just started
+                print(f"warm-up pair (not counted): plain {plain:.1f} s, harness {harness:.1f} s")
+                continue
             ratios.append(harness / plain)
+            references.append(reference / plain)
             report(plain, plain_code, harness, harness_code, phases, args.examples)
+            print(f"  schemathesis's own pytest integration, same checks, without the harness: {reference:.1f} s "
+                  f"(exit {reference_code}); ratio to plain = {reference / plain:.2f}")
     print(f"median ratio harness/plain over {len(ratios)} pairs: {statistics.median(ratios):.2f} (target: at most 1.2)")
+    print(f"median ratio of schemathesis's pytest integration alone to plain: {statistics.median(references):.2f} "
+          "(the part of the overhead that is not the harness's)")
     if os.environ.get("PYTHONDONTWRITEBYTECODE"):
         print("note: PYTHONDONTWRITEBYTECODE is set, so pytest rewrites the asserts of every plugin's modules "
               "(schemathesis's among them) anew on each run unless their cached bytecode exists already")
