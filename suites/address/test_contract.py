@@ -132,12 +132,16 @@ STATEFUL_CHECKS = [
 @pytest.mark.fuzz
 @pytest.mark.check("address.contract.stateful_links")
 @pytest.mark.usefixtures("described_links")
-def test_stateful_links(address_schema, address_api, profile, fuzz_max_examples) -> None:
+def test_stateful_links(address_schema, address_api, fuzz_session, profile, fuzz_max_examples) -> None:
     headers = address_api.auth_headers()
 
     class Workflow(address_schema.as_state_machine()):
         def get_call_kwargs(self, case):
-            return {"base_url": address_api.base_url, "headers": headers}
+            return {"base_url": address_api.base_url, "headers": headers, "session": fuzz_session}
+
+        def call(self, case, **kwargs):
+            with direct_call(case.operation):
+                return case.call(**kwargs)
 
         def validate_response(self, response, case, additional_checks=None, **kwargs) -> None:
             case.validate_response(response, checks=STATEFUL_CHECKS, headers=headers,
