@@ -95,6 +95,8 @@ def test_private_key_blocks_and_secret_xml_elements_are_masked() -> None:
     assert b"hunter2-secret" not in ex.request_body and b"tok-123456" not in ex.request_body
     assert b"<x>kept</x>" in ex.request_body and b'Type="PasswordText">[redacted]</wsse:Password>' in ex.request_body
     assert b"MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" not in ex.body and ex.body == b"echo: [redacted]"
+    # a body that is not UTF-8 is masked byte by byte, the key block included
+    assert Redactor().body(b"\xff " + pem.encode(), "text/plain") == b"\xff [redacted]"
 
 
 def test_bodies_keep_every_byte_but_the_secrets() -> None:

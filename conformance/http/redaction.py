@@ -55,6 +55,7 @@ _XML_SECRET_ELEMENT = re.compile(
 URL_HEADERS = frozenset({"location", "content-location", "refresh"})
 # JSON member names. Not "code": problem+json uses it for the error code.
 SECRET_JSON_KEYS = SECRET_PARAMS - {"code"}
+_PEM_MARK = "PRIVATE KEY-----"  # in every match of _PEM_PRIVATE_KEY
 _PEM_PRIVATE_KEY_BYTES = re.compile(_PEM_PRIVATE_KEY.pattern.encode(), re.DOTALL)
 # A JSON member named like a secret, with its string value (escapes included).
 _JSON_SECRET = re.compile(
@@ -87,8 +88,9 @@ class Redactor:
         for form in self._forms:
             if form in value:
                 value = value.replace(form, MASK)
-        # Key material the run never saw (a server echoing a PEM block) is masked by shape.
-        return _PEM_PRIVATE_KEY.sub(MASK, value)
+        # Key material the run never saw (a server echoing a PEM block) is masked by shape;
+        # the pattern needs this literal, so text without it is left unscanned.
+        return _PEM_PRIVATE_KEY.sub(MASK, value) if _PEM_MARK in value else value
 
     def url(self, url: str) -> str:
         parts = urlsplit(url)
@@ -159,7 +161,7 @@ class Redactor:
     def _bytes(self, body: bytes) -> bytes:
         for form in self._forms:
             body = body.replace(form.encode("utf-8"), MASK.encode())
-        return _PEM_PRIVATE_KEY_BYTES.sub(MASK.encode(), body)
+        return _PEM_PRIVATE_KEY_BYTES.sub(MASK.encode(), body) if _PEM_MARK.encode() in body else body
 
     # --- the exchange --------------------------------------------------------------------
     def exchange(self, ex: Exchange) -> Exchange:

@@ -25,7 +25,7 @@ import struct
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -121,6 +121,8 @@ class SharedSchedule(Schedule):
                 data = os.pread(self._fd, _FORMAT.size, 0)
                 state = _State(*_FORMAT.unpack(data)) if len(data) == _FORMAT.size else _State()
                 yield state
-                os.pwrite(self._fd, _FORMAT.pack(*astuple(state)), 0)
+                # the fields by name: dataclasses.astuple deep-copies each (a tenth of a request's own cost)
+                os.pwrite(self._fd, _FORMAT.pack(state.next_at, state.hold_until, state.window_end, state.sent,
+                                                 state.last_remaining), 0)
             finally:
                 fcntl.flock(self._fd, fcntl.LOCK_UN)
