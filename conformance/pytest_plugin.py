@@ -70,6 +70,7 @@ class RunState:
     secrets: dict[str, str] = field(default_factory=dict)  # env var name -> value
     samples: dict[str, dict[str, str]] = field(default_factory=dict)
     schedule_dir: str = ""  # the run's shared pacing schedules (conformance/http/schedule.py)
+    shared_schedule: bool = True  # False: the run is one process, its schedules stay in memory
     traffic: list[str] = field(default_factory=list)  # HAR files a passive run judges
 
     def to_json(self) -> str:
@@ -196,6 +197,7 @@ def _prepare_run(config: pytest.Config) -> RunState:
     import tempfile
 
     state.schedule_dir = tempfile.mkdtemp(prefix="conformance-schedule-")
+    state.shared_schedule = _runs_workers(config)  # one process keeps its schedule in memory (run_schedule)
     address = profile.address
     if address is not None and address.samples and address.verify_samples and "address" in state.urls \
             and _runs_suite(config, "address"):
@@ -549,15 +551,22 @@ def _auth_flows(pytestconfig: pytest.Config, profile: Profile, info: dict[str, s
 
 
 def run_schedule(state: RunState, service: str):
-    """This process's handle on the run's shared schedule of a service (one per process)."""
-    from conformance.http.schedule import SharedSchedule
+    """This process's handle on the run's schedule of a service (one per process): shared
+    through a locked file with the other xdist workers, or in memory when the run is this
+    one process (a lock and two file operations per request saved)."""
+    from conformance.http.schedule import Schedule, SharedSchedule
 
     if not state.schedule_dir:
         return None
-    key = (state.schedule_dir, service)
+    key = (state.schedule_dir, service)  # the directory is the run's own: no schedule outlives its run
     if key not in _SCHEDULES:
-        _SCHEDULES[key] = SharedSchedule(Path(state.schedule_dir) / service)
+        _SCHEDULES[key] = SharedSchedule(Path(state.schedule_dir) / service) if state.shared_schedule else Schedule()
     return _SCHEDULES[key]
+
+
+def _runs_workers(config: pytest.Config) -> bool:
+    """Whether this run hands its tests to xdist workers (-n N with N > 0, or auto)."""
+    return bool(getattr(config.option, "numprocesses", None)) and getattr(config.option, "dist", "no") != "no"
 
 
 _SCHEDULES: dict[tuple[str, str], Any] = {}

@@ -117,3 +117,31 @@ def test_a_rate_shared_by_workers_is_the_profiles_rate(tmp_path) -> None:
     starts = sorted([a.reserve(0.1, 0), b.reserve(0.1, 0), a.reserve(0.1, 0), b.reserve(0.1, 0)])
     gaps = [round(y - x, 3) for x, y in zip(starts, starts[1:], strict=False)]
     assert all(g >= 0.099 for g in gaps), gaps  # 10/s for the run, not 10/s each
+
+
+def test_a_run_of_one_process_keeps_its_schedule_in_memory_and_a_parallel_run_shares_a_file(tmp_path) -> None:
+    from types import SimpleNamespace
+
+    from conformance.http.schedule import SharedSchedule
+    from conformance.pytest_plugin import RunState, _runs_workers, run_schedule
+
+    serial = RunState("p", [], "r", 1, schedule_dir=str(tmp_path / "serial"), shared_schedule=False)
+    address = run_schedule(serial, "address")
+    assert not isinstance(address, SharedSchedule)
+    assert run_schedule(serial, "address") is address  # one per service for the whole run
+    assert run_schedule(serial, "auth") is not address
+    address.reserve(0.0, 1)
+    later = RunState("p", [], "r", 1, schedule_dir=str(tmp_path / "later"), shared_schedule=False)
+    run_schedule(later, "address").reserve(0.0, 1)  # a later run in the same process starts afresh
+
+    (tmp_path / "parallel").mkdir()
+    parallel = RunState.from_json(RunState("p", [], "r", 1, schedule_dir=str(tmp_path / "parallel")).to_json())
+    assert isinstance(run_schedule(parallel, "address"), SharedSchedule)
+
+    def options(**kw):
+        return SimpleNamespace(option=SimpleNamespace(**kw))
+
+    assert _runs_workers(options(numprocesses=2, dist="load"))
+    assert _runs_workers(options(numprocesses="auto", dist="load"))
+    assert not _runs_workers(options(numprocesses=0, dist="no"))
+    assert not _runs_workers(options())  # -p no:xdist

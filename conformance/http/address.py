@@ -12,7 +12,7 @@ from conformance.errors import NotApplicable
 from conformance.http.client import ApiClient, Pacer, Recorder
 from conformance.http.exchange import Exchange, from_schemathesis
 from conformance.http.redaction import Redactor
-from conformance.http.schedule import SharedSchedule
+from conformance.http.schedule import Schedule
 from conformance.profiles import AddressService, Limits
 
 KEY_KINDS = ("valid", "restricted", "limited", "quota", "none", "invalid")
@@ -57,7 +57,7 @@ class AddressApi:
         limits: Limits,
         redactor: Redactor,
         recorder: Recorder,
-        schedule: SharedSchedule | None = None,
+        schedule: Schedule | None = None,
     ) -> None:
         """`schedule`: the run's shared schedule, so the profile's rate and budget hold for all
         xdist workers together (none: this process alone keeps them)."""
