@@ -8,7 +8,10 @@ times, the ratio harness / plain (target: at most 1.2), and where the harness's 
 process start and collection, the contract tests themselves (from junit.xml), and writing
 the report. A third run per pair, schemathesis's own pytest integration with the same checks
 and nothing of the harness (benchmarks/_pytest_reference.py), shows how much of the overhead
-is that integration's rather than the harness's.
+is that integration's rather than the harness's. The CPU time each run used (user +
+system, from the operating system's accounting of the finished process) is printed beside
+the wall time: on a shared virtual machine the wall time of the same run varies by a tenth
+or more, its CPU time much less.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -56,10 +60,14 @@ settings.register_profile("bench", max_examples=int(os.environ["BENCH_EXAMPLES"]
 """
 
 
-def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, int]:
+def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, int, float]:
+    """Wall time, exit code and the CPU time (user + system) the command itself used."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
-    return time.monotonic() - started, proc.returncode
+    wall = time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, proc.returncode, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> None:
@@ -70,6 +78,7 @@ def main() -> None:
     bin_dir = Path(sys.executable).parent
     ratios: list[float] = []
     references: list[float] = []
+    cpu_ratios: list[float] = []
     with start_local_mock() as cluster, tempfile.TemporaryDirectory() as tmp:
         key = valid_key(cluster)
         env = {**os.environ, "SCHEMATHESIS_HOOKS": "conformance.checks.address.st_checks"}
@@ -79,21 +88,21 @@ def main() -> None:
         shutil.copy(HERE / "_pytest_reference.py", Path(tmp) / "reference_test.py")
         Path(tmp, "conftest.py").write_text(REFERENCE_CONFTEST)
         for pair in range(args.repeat + 1):
-            plain, plain_code = timed(
+            plain, plain_code, plain_cpu = timed(
                 [str(bin_dir / "schemathesis"), "run", str(DESCRIPTION), "--url", cluster.urls["address"],
                  "-H", f"X-Api-Key: {key}", "-n", args.examples, "--seed", "1", "--phases", "examples,coverage,fuzzing",
                  "-c", CHECKS + ",address_problem_json,address_api_version,address_pagination_headers,address_success_media_type",
                  "--continue-on-failure"],
                 env, Path(tmp),  # a neutral cwd: schemathesis.toml must not be auto-discovered
             )
-            harness, harness_code = timed(
+            harness, harness_code, harness_cpu = timed(
                 [sys.executable, "-m", "conformance.cli", "run", "--suite", "address", "--profile", str(profile),
                  "-n", "0", "--no-html", "--report-dir", tmp + "/h", "--seed", "1", "--max-examples", args.examples, "--",
                  "-q", "-p", "_phases", "-k", "test_contract and not stateful and not should_rules"],
                 {**os.environ, "BENCH_API_KEY": key, "BENCH_PHASES": tmp + "/phases.json",
                  "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))}, REPO,
             )
-            reference, reference_code = timed(
+            reference, reference_code, _ = timed(
                 [sys.executable, "-m", "pytest", "-q", "-p", "no:conformance", "-p", "no:allure_pytest",
                  "-p", "no:cacheprovider", "--hypothesis-seed", "1", "--hypothesis-profile", "bench", "reference_test.py"],
                 {**os.environ, "DESCRIPTION": str(DESCRIPTION), "URL": cluster.urls["address"], "KEY": key,
@@ -104,11 +113,16 @@ def main() -> None:
                 print(f"warm-up pair (not counted): plain {plain:.1f} s, harness {harness:.1f} s")
                 continue
             ratios.append(harness / plain)
+            cpu_ratios.append(harness_cpu / plain_cpu)
             references.append(reference / plain)
             report(plain, plain_code, harness, harness_code, phases, args.examples)
+            print(f"  CPU time (user + system): plain {plain_cpu:.1f} s, harness {harness_cpu:.1f} s; "
+                  f"ratio = {harness_cpu / plain_cpu:.2f}")
             print(f"  schemathesis's own pytest integration, same checks, without the harness: {reference:.1f} s "
                   f"(exit {reference_code}); ratio to plain = {reference / plain:.2f}")
     print(f"median ratio harness/plain over {len(ratios)} pairs: {statistics.median(ratios):.2f} (target: at most 1.2)")
+    print(f"median ratio of CPU time (user + system) harness/plain: {statistics.median(cpu_ratios):.2f} "
+          "(steadier than wall time on a shared machine; the server's CPU is in neither)")
     print(f"median ratio of schemathesis's pytest integration alone to plain: {statistics.median(references):.2f} "
           "(the part of the overhead that is not the harness's)")
     if os.environ.get("PYTHONDONTWRITEBYTECODE"):
