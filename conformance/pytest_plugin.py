@@ -558,7 +558,7 @@ def run_schedule(state: RunState, service: str):
 
     if not state.schedule_dir:
         return None
-    key = (state.schedule_dir, service)  # the directory is the run's own: no schedule outlives its run
+    key = (state.schedule_dir, service)  # the directory is the run's own: no run takes up an earlier run's schedule
     if key not in _SCHEDULES:
         _SCHEDULES[key] = SharedSchedule(Path(state.schedule_dir) / service) if state.shared_schedule else Schedule()
     return _SCHEDULES[key]
