@@ -35,11 +35,15 @@ from conformance.samples.cli import add_discover_command
 from conformance.soap.cli import add_soap_commands
 
 SUITES = ("address", "auth", "soap")
-# pytest plugins a conformance run does without: the cache writes .pytest_cache wherever the
+# What of pytest a conformance run does without: the cache writes .pytest_cache wherever the
 # run is started; unraisableexception collects garbage five times over at the end of every
 # run (about 0.2 s with schemathesis and hypothesis loaded) to report exceptions in __del__;
 # anyio's (installed with starlette) serves async tests, which the suites have none of (45 ms).
-PLUGINS_OFF = ["-p", "no:cacheprovider", "-p", "no:unraisableexception", "-p", "no:anyio"]
+# Assertion rewriting: a verdict is a check's Finding with its own message, never a bare
+# assert's introspection (the suites' few asserts narrow types after an `expect`), while the
+# rewriting import hook loads every module of the plugins' packages (schemathesis's 250,
+# hypothesis's, the harness's own) through itself: about 0.2 s of every run.
+PLUGINS_OFF = ["-p", "no:cacheprovider", "-p", "no:unraisableexception", "-p", "no:anyio", "--assert=plain"]
 
 
 def build_parser() -> argparse.ArgumentParser:
