@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -40,12 +39,8 @@ from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey, RSAPubl
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from conformance.auth import rfc7517
+from conformance.auth.oin import OIN_PATTERN, OIN_REGISTERED, OIN_TWICE, OIN_UNREGISTERED
 from conformance.errors import ConfigError
-
-OIN_REGISTERED = "00000099000000001000"
-OIN_UNREGISTERED = "00000099000000009000"  # registered at no customer
-OIN_TWICE = "00000099000000002000"  # the mock registers it at two customers
-OIN_PATTERN = re.compile(r"[0-9]{20}")
 
 ROOT_CN = "Test Staat der Nederlanden Private Root CA - G1"
 DOMAIN_CA_CN = "Test Staat der Nederlanden Private Services CA - G1"

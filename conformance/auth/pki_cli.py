@@ -14,18 +14,16 @@ import argparse
 import sys
 import threading
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from conformance.auth.pki import (
-    OIN_PATTERN,
-    OIN_REGISTERED,
-    OIN_TWICE,
-    OIN_UNREGISTERED,
-    TestPki,
-    init_test_pki,
-    load_test_pki,
-)
+from conformance.auth.oin import OIN_PATTERN, OIN_REGISTERED, OIN_TWICE, OIN_UNREGISTERED
 from conformance.errors import ConfigError, ExitCode
+
+if TYPE_CHECKING:
+    from conformance.auth.pki import TestPki
+
+# conformance.auth.pki (and with it `cryptography`, about 60 ms) is imported by the pki
+# commands themselves: every other command builds this parser too.
 
 
 def add_pki_commands(subparsers: Any) -> None:
@@ -78,6 +76,8 @@ def cmd_pki_init(args: argparse.Namespace, out: TextIO | None = None) -> int:
     directory: Path = args.out
     if directory.exists() and not directory.is_dir():
         raise ConfigError(f"--out {directory} exists and is not a directory")
+    from conformance.auth.pki import init_test_pki
+
     try:
         pki = init_test_pki(directory, oin=oin)
     except OSError as exc:
@@ -92,6 +92,8 @@ def cmd_pki_show(args: argparse.Namespace, out: TextIO | None = None) -> int:
     directory: Path = args.directory
     if not directory.is_dir():
         raise ConfigError(f"no such directory: {directory}")
+    from conformance.auth.pki import load_test_pki
+
     _print(load_test_pki(directory), out)
     out.write(f"JWKS URL to register (published by `conformance pki serve {directory} --port {args.port}`): "
               f"{jwks_url(args.port)}\n")
@@ -101,6 +103,7 @@ def cmd_pki_show(args: argparse.Namespace, out: TextIO | None = None) -> int:
 def cmd_pki_serve(args: argparse.Namespace, out: TextIO | None = None, stop: threading.Event | None = None) -> int:
     """Publish until Ctrl-C (or until `stop` is set, for tests)."""
     from conformance.auth.jwks_publisher import create_app
+    from conformance.auth.pki import load_test_pki
     from conformance.serving import ServerThread, wait_until_stopped
 
     out = out or sys.stdout
