@@ -158,3 +158,17 @@ def test_the_fuzzing_session_sends_what_it_is_given_and_answers_as_received(clie
     assert "python-requests" not in (sent.request_headers.get("user-agent") or "")  # no requests defaults added
     assert response.headers[SENT_URL_HEADER] == sent.url
     assert response.raw.headers.getlist("content-type") == [response.headers["content-type"]]  # schemathesis reads raw
+
+
+def test_clients_that_verify_by_default_share_one_verifying_tls_context() -> None:
+    """httpx's default (`verify=True`: its certifi bundle), made once per process instead of
+    once per client; still verifying the certificate and the host name."""
+    import ssl
+
+    from conformance.http.client import _tls_context
+
+    first, second = _tls_context(None, True), _tls_context(None, True)
+    assert isinstance(first, ssl.SSLContext) and first is second
+    assert first.verify_mode is ssl.CERT_REQUIRED and first.check_hostname
+    assert first.get_ca_certs() or first.cert_store_stats()["x509_ca"] > 0
+    assert _tls_context(None, False) is False  # no verification stays httpx's own choice

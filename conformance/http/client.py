@@ -9,6 +9,7 @@ nothing unredacted can reach a report.
 
 from __future__ import annotations
 
+import functools
 import ssl
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -305,7 +306,7 @@ def _tls_context(cert: tuple[str, str] | None, verify: str | bool) -> ssl.SSLCon
     """httpx's `verify`: a plain bool unless a CA file or a client certificate is given
     (httpx 0.28 takes those only through an SSLContext)."""
     if cert is None and not isinstance(verify, str):
-        return verify
+        return _default_context() if verify is True else verify
     context = ssl.create_default_context(cafile=verify if isinstance(verify, str) else None)
     if verify is False:
         context.check_hostname = False
@@ -313,6 +314,16 @@ def _tls_context(cert: tuple[str, str] | None, verify: str | bool) -> ssl.SSLCon
     if cert is not None:
         context.load_cert_chain(certfile=cert[0], keyfile=cert[1])
     return context
+
+
+@functools.cache
+def _default_context() -> ssl.SSLContext:
+    """What httpx makes of `verify=True` (its certifi bundle), made once per process: loading
+    the bundle costs about 20 ms, and a run makes a client per key and service. Nothing
+    changes a context after it is made, so clients and threads share it safely."""
+    import certifi
+
+    return ssl.create_default_context(cafile=certifi.where())
 
 
 def _origin(url: httpx.URL) -> str:
