@@ -18,6 +18,7 @@ Responsibilities, in order of a run:
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import random
 from dataclasses import asdict, dataclass, field
@@ -638,6 +639,29 @@ def auth_clocked(pytestconfig: pytest.Config, conformance_state: RunState, profi
 
 
 # --------------------------------------------------------------------------- running
+# The run's heap before its first test (pytest, the plugins, the harness, the collected
+# items and the description: about 180 000 objects) lives until the end; without this every
+# full collection walks it again. Generation makes objects by the million, nearly all freed
+# by reference counting, so the youngest generation is collected after 10 000 net
+# allocations instead of 700. Together about 0.3 s less garbage collection in a fuzzing run
+# of 1300 requests (benchmarks/harness_overhead.py); what a cycle holds waits a little longer.
+_GC_THRESHOLD = (10_000, 10, 10)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtestloop(session: pytest.Session):
+    if _STATE not in session.config.stash:  # not a conformance run (the project's own tests)
+        return (yield)
+    threshold = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(*_GC_THRESHOLD)
+    try:
+        return (yield)
+    finally:  # as it was: a run may be one call in a longer process (tests call `main`)
+        gc.set_threshold(*threshold)
+        gc.unfreeze()
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item: pytest.Item):
     # Start the test's evidence here, so requests its fixtures make are attached too.
