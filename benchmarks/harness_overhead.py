@@ -3,11 +3,11 @@ server, same example count.
 
 One local mock is started here; both runs are serial and point at it (the harness through an
 ordinary profile, as a user's would, so it starts no mock of its own). A first pair warms
-the caches and the mock up and is not counted. Printed: both wall
-times, the ratio harness / plain (target: at most 1.2), and where the harness's time goes:
-process start and collection, the contract tests themselves (from junit.xml), and writing
-the report. A third run per pair, schemathesis's own pytest integration with the same checks
-and nothing of the harness (benchmarks/_pytest_reference.py), shows how much of the overhead
+the caches and the mock up and is not counted. Printed: both wall times, the ratio harness /
+plain (target: at most 1.2), and where the harness's time goes: process start and
+collection, the contract tests themselves, writing the report, and the garbage collection
+in all of these. A third run per pair, schemathesis's own pytest integration with the same
+checks and nothing of the harness (benchmarks/_pytest_reference.py), shows how much of the overhead
 is that integration's rather than the harness's. The CPU time each run used (user +
 system, from the operating system's accounting of the finished process) is printed beside
 the wall time: on a shared virtual machine the wall time of the same run varies by a tenth
@@ -140,7 +140,8 @@ def report(plain: float, plain_code: int, harness: float, harness_code: int, pha
     spent = [(name, phases[b] - phases[a]) for (name, _), a, b in zip(steps, marks[:-1], marks[1:], strict=True)]
     start_up = harness - (phases["end"] - phases["imported"])
     print("  where the harness's time goes: " + ", ".join(f"{name} {s:.1f} s" for name, s in
-                                                            [("interpreter and imports before pytest", start_up), *spent]))
+                                                            [("interpreter and imports before pytest", start_up), *spent])
+          + f"; garbage collection in all of these {phases['gc_s']:.2f} s")
 
 
 if __name__ == "__main__":
