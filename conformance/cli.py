@@ -42,7 +42,7 @@ SUITES = ("address", "auth", "soap")
 # Assertion rewriting: a verdict is a check's Finding with its own message, never a bare
 # assert's introspection (the suites' few asserts narrow types after an `expect`), while the
 # rewriting import hook loads every module of the plugins' packages (schemathesis's 250,
-# hypothesis's, the harness's own) through itself: about 0.2 s of every run.
+# hypothesis's, the harness's own) through itself: about 0.3 s of a fuzzing run.
 PLUGINS_OFF = ["-p", "no:cacheprovider", "-p", "no:unraisableexception", "-p", "no:anyio", "--assert=plain"]
 
 
