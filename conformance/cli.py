@@ -28,7 +28,8 @@ from pathlib import Path
 from conformance.auth.pki_cli import add_pki_commands
 from conformance.errors import ConfigError, ExitCode, HarnessError
 from conformance.mocks import faults as fault_catalogue
-from conformance.profiles import REPO_ROOT, load_profile, shipped_profiles
+from conformance.paths import SUITES_DIR, reports_dir
+from conformance.profiles import Profile, load_profile, shipped_profiles
 from conformance.reporting.cli import add_report_commands
 from conformance.requirements.audit import add_requirements_commands
 from conformance.samples.cli import add_discover_command
@@ -122,17 +123,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 # --------------------------------------------------------------------------- run
 def cmd_run(args: argparse.Namespace) -> int:
     profile = load_profile(args.profile)  # fail early with exit 2, before pytest starts
+    selected_suites(args.suite, profile)
     fault_catalogue.resolve(args.mock_fault)
     if args.mock_fault and not profile.uses_mock:
         raise ConfigError(f"--mock-fault needs a profile that starts mock servers; {profile.name} starts none")
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    report_dir = Path(args.report_dir or REPO_ROOT / "reports" / f"{stamp}-{profile.name}").resolve()
+    report_dir = Path(args.report_dir or reports_dir() / f"{stamp}-{profile.name}").resolve()
     from conformance.pytest_plugin import make_report_dir, resolve_secrets
 
     make_report_dir(report_dir)  # exit 2 with a message, before anything starts
     (report_dir / "summary.json").unlink(missing_ok=True)  # the verdict read below is this run's
     resolve_secrets(profile)  # every secret the profile names, before the first request
-    pytest_args = build_pytest_args(args, profile_ref=str(profile.path), report_dir=report_dir)
+    suites = selected_suites(args.suite, profile)
+    pytest_args = build_pytest_args(args, profile_ref=str(profile.path), report_dir=report_dir, suites=suites)
     return _run_and_report(pytest_args, report_dir, html=not args.no_html)
 
 
@@ -143,12 +146,12 @@ def cmd_traffic(args: argparse.Namespace) -> int:
     if missing:
         raise ConfigError(f"HAR file {missing[0]} does not exist")
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    report_dir = Path(args.report_dir or REPO_ROOT / "reports" / f"{stamp}-{profile.name}-traffic").resolve()
+    report_dir = Path(args.report_dir or reports_dir() / f"{stamp}-{profile.name}-traffic").resolve()
     from conformance.pytest_plugin import make_report_dir
 
     make_report_dir(report_dir)
     (report_dir / "summary.json").unlink(missing_ok=True)
-    pytest_args = [str(REPO_ROOT / "suites" / "passive"), "--profile", str(profile.path), "--report-dir", str(report_dir),
+    pytest_args = [str(SUITES_DIR / "passive"), "--profile", str(profile.path), "--report-dir", str(report_dir),
                    *PLUGINS_OFF, "-q"]
     for file in args.files:
         pytest_args += ["--traffic", str(Path(file).resolve())]
@@ -169,7 +172,7 @@ def cmd_proxy(args: argparse.Namespace) -> int:
     if host not in ("127.0.0.1", "localhost") or not port.isdigit():
         raise ConfigError(f"--listen {args.listen}: the proxy listens on 127.0.0.1:PORT only")
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    report_dir = Path(args.report_dir or REPO_ROOT / "reports" / f"{stamp}-{profile.name}-proxy").resolve()
+    report_dir = Path(args.report_dir or reports_dir() / f"{stamp}-{profile.name}-proxy").resolve()
     make_report_dir(report_dir)
     (report_dir / "summary.json").unlink(missing_ok=True)
     # Secrets that are set are masked in what is printed and kept; none is required.
@@ -194,7 +197,7 @@ def cmd_proxy(args: argparse.Namespace) -> int:
         print(f"nothing to judge; traffic.har and proxy-findings.txt in {report_dir}")
         return int(ExitCode.OK)
     try:
-        pytest_args = [str(REPO_ROOT / "suites" / "passive"), "--profile", str(profile.path), "--report-dir",
+        pytest_args = [str(SUITES_DIR / "passive"), "--profile", str(profile.path), "--report-dir",
                        str(report_dir), *PLUGINS_OFF, "-q", "--traffic", str(capture)]
         return _run_and_report(pytest_args, report_dir, html=not args.no_html)
     finally:
@@ -215,9 +218,20 @@ def _run_and_report(pytest_args: list[str], report_dir: Path, *, html: bool) -> 
     return code
 
 
-def build_pytest_args(args: argparse.Namespace, *, profile_ref: str, report_dir: Path) -> list[str]:
-    suites = args.suite or list(SUITES)
-    out = [str(REPO_ROOT / "suites" / s) for s in suites]
+def selected_suites(requested: list[str] | None, profile: Profile) -> list[str]:
+    """The suites a run collects: those asked for, each of which the profile must have a
+    service for (exit 2 otherwise); by default, the suites of every service it has."""
+    if not requested:
+        return [s for s in SUITES if s in profile.services]
+    missing = [s for s in requested if s not in profile.services]
+    if missing:
+        raise ConfigError(f"--suite {missing[0]}: profile {profile.name} has no [services.{missing[0]}] "
+                          f"(it has: {', '.join(profile.services) or 'none'})")
+    return list(dict.fromkeys(requested))
+
+
+def build_pytest_args(args: argparse.Namespace, *, profile_ref: str, report_dir: Path, suites: list[str]) -> list[str]:
+    out = [str(SUITES_DIR / s) for s in suites]
     out += ["--profile", profile_ref, "--report-dir", str(report_dir), *PLUGINS_OFF]
     for name in args.mock_fault:
         out += ["--mock-fault", name]
@@ -260,7 +274,7 @@ def cmd_mock(args: argparse.Namespace) -> int:
         raise ConfigError(f"profile {profile.name} starts no mock servers")
     cluster = MockCluster(profile, fault_catalogue.resolve(args.fault))
     with cluster:
-        keys_file = Path(args.keys_file or REPO_ROOT / "reports" / "mock-keys.env")
+        keys_file = Path(args.keys_file or reports_dir() / "mock-keys.env")
         _write_keys(keys_file, cluster.secrets)
         for name, url in cluster.urls.items():
             print(f"{name}: {url}")

@@ -1,6 +1,6 @@
 """Environment profiles: which environment a run targets and how carefully it may treat it.
 
-A profile is a TOML file (see profiles/*.toml and the README). It is validated against
+A profile is a TOML file (see conformance/shipped_profiles/*.toml and the README). It is validated against
 PROFILE_SCHEMA below; every error names the file and the key. Secrets never live in a
 profile: it names the environment variables that hold them (a `.env` file in the working
 directory is read too, without overriding the environment).
@@ -19,10 +19,7 @@ import jsonschema
 from conformance.errors import ConfigError
 from conformance.http.limits import DEFAULT_LIMITS
 from conformance.http.limits import Limits as HttpLimits
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
-SHIPPED_PROFILES = REPO_ROOT / "profiles"
-
+from conformance.paths import OPENAPI_DESCRIPTION, SHIPPED_PROFILES
 
 # The resource servers of the authorization seed (part 4) that take its tokens.
 RESOURCE_SERVERS = ("filing", "inquiry")
@@ -600,7 +597,7 @@ def _build_auth(svc: dict[str, Any], path: Path) -> AuthService:
 def _resolve_source(source: str | None, profile_path: Path) -> str:
     """OpenAPI source: a URL stays as is; a path is relative to the profile file."""
     if source is None:
-        return str(REPO_ROOT / "conformance" / "openapi" / "address-v2.yaml")
+        return str(OPENAPI_DESCRIPTION)
     if source.startswith(("http://", "https://")):
         return source
     resolved = (profile_path.parent / source).resolve()

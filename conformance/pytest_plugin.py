@@ -36,11 +36,10 @@ from conformance.http.address import AddressApi
 from conformance.http.client import Recorder, probe
 from conformance.http.redaction import Redactor
 from conformance.mocks import faults as fault_catalogue
-from conformance.profiles import REPO_ROOT, Profile, load_profile, read_secret
+from conformance.paths import SUITES_DIR, reports_dir
+from conformance.profiles import Profile, load_profile, read_secret
 from conformance.reporting import allure as allure_adapter
 from conformance.reporting.summary import Entry, Summary
-
-SUITES_DIR = REPO_ROOT / "suites"
 
 _STATE = pytest.StashKey["RunState"]()
 _REPORT_DIR = pytest.StashKey[tuple]()
@@ -287,7 +286,7 @@ def _write_unreachable_summary(config: pytest.Config, exc: UnreachableError) -> 
 
 def _default_report_dir(profile_name: str) -> Path:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    return REPO_ROOT / "reports" / f"{stamp}-{profile_name}"
+    return reports_dir() / f"{stamp}-{profile_name}"
 
 
 class _XdistHandOver:

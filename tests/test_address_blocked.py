@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conformance.profiles import REPO_ROOT
+from conformance.paths import CHECKOUT as REPO_ROOT
 
 # The negative checks that change only a time-travel value (or add huidig=true to one).
 TIME_TRAVEL_NEGATIVE = {

@@ -17,14 +17,15 @@ from typing import Any
 
 from conformance.openapi import operations as ops
 from conformance.openapi.loader import load_description, load_schema
-from conformance.profiles import REPO_ROOT, load_profile
+from conformance.paths import CHECKOUT as REPO_ROOT
+from conformance.profiles import load_profile
 
 VENDOR = REPO_ROOT / "tests" / "interop" / "vendor-address-openapi.yaml"
 
 
 def vendor_profile(tmp_path: Path, openapi: Path = VENDOR) -> Path:
-    text = (REPO_ROOT / "profiles" / "local-mock.toml").read_text()
-    text = text.replace('openapi = "../conformance/openapi/address-v2.yaml"', f'openapi = "{openapi}"')
+    text = (REPO_ROOT / "conformance" / "shipped_profiles" / "local-mock.toml").read_text()
+    text = text.replace('openapi = "../openapi/address-v2.yaml"', f'openapi = "{openapi}"')
     text = text.replace('name = "local-mock"', 'name = "vendor-description"')
     path = tmp_path / "vendor-description.toml"
     path.write_text(text)

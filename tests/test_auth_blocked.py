@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conformance.profiles import REPO_ROOT
+from conformance.paths import CHECKOUT as REPO_ROOT
 
 REFUSED_AUTHORIZATION_CHECKS = ("auth.code.role_required", "auth.pkce.challenge_required", "auth.pkce.plain_refused")
 ISS_SUB_CHECKS = ("auth.cc.iss_differs_from_sub_refused",)

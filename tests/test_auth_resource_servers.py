@@ -13,15 +13,16 @@ from pathlib import Path
 import pytest
 
 from conformance.errors import ConfigError
-from conformance.profiles import REPO_ROOT, load_profile
+from conformance.paths import CHECKOUT as REPO_ROOT
+from conformance.profiles import load_profile
 
 
 def profile_without_apis(tmp_path: Path) -> Path:
-    text = (REPO_ROOT / "profiles" / "local-mock.toml").read_text()
+    text = (REPO_ROOT / "conformance" / "shipped_profiles" / "local-mock.toml").read_text()
     text = text.replace("[services.auth]\nmock = true\n", "[services.auth]\nmock = true\nresource_servers = []\n")
     assert "resource_servers = []" in text
     text = text.replace('name = "local-mock"', 'name = "no-resource-servers"')
-    text = text.replace('"../conformance/openapi/', f'"{REPO_ROOT}/conformance/openapi/')
+    text = text.replace('"../openapi/', f'"{REPO_ROOT}/conformance/openapi/')
     path = tmp_path / "no-apis.toml"
     path.write_text(text)
     return path

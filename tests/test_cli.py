@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.profiles import REPO_ROOT
+from conformance.paths import CHECKOUT as REPO_ROOT
 
 CLI = [sys.executable, "-m", "conformance.cli"]
 
@@ -103,8 +103,13 @@ inquiry_base = "http://127.0.0.1:9"
 redirect_uri = "http://127.0.0.1:8765/callback"
 [services.auth.secrets]
 client_secret = "VENDOR_UNSET_CLIENT_SECRET"
+[services.address]
+mock = false
+base_url = "http://127.0.0.1:{free_port()}/v2"
+[services.address.secrets]
+api_key = "VENDOR_SET_KEY"
 """)
-    env = {k: v for k, v in os.environ.items() if k != "VENDOR_UNSET_CLIENT_SECRET"}
+    env = {**{k: v for k, v in os.environ.items() if k != "VENDOR_UNSET_CLIENT_SECRET"}, "VENDOR_SET_KEY": "k" * 12}
     for args in (["run", "--profile", str(path), "--no-html", "--report-dir", str(tmp_path / "r")],
                  ["run", "--profile", str(path), "--suite", "address", "--no-html", "--report-dir", str(tmp_path / "r")]):
         result = subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
@@ -196,7 +201,7 @@ def test_mock_runs_in_foreground_and_stops_on_ctrl_c(tmp_path: Path, stop_signal
 
 def test_plain_pytest_on_suites_is_a_conformance_run(tmp_path: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "suites/soap", "--profile", "local-mock", "--mock-fault",
+        [sys.executable, "-m", "pytest", "conformance/suites/soap", "--profile", "local-mock", "--mock-fault",
          "soap.fault_with_http_200", "--report-dir", str(tmp_path), "-q"],
         capture_output=True, text=True, timeout=300, cwd=REPO_ROOT,
     )
@@ -208,3 +213,37 @@ def test_plain_pytest_on_suites_is_a_conformance_run(tmp_path: Path) -> None:
     assert summary["faults"] == ["soap.fault_with_http_200"]
     assert any(e["outcome"] == "failed" and e["severity"] == "MUST" for e in summary["checks"])
     assert (tmp_path / "junit.xml").is_file() and any((tmp_path / "allure-results").iterdir())
+
+
+def test_a_suite_the_profile_has_no_service_for_is_exit_2(tmp_path: Path) -> None:
+    profile = vendor_profile(tmp_path, f"http://127.0.0.1:{free_port()}/v2")
+    result = run_cli("run", "--profile", profile, "--suite", "soap", "--no-html", "--report-dir", str(tmp_path / "r"),
+                     env={"VENDOR_TEST_KEY": "x" * 12})
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "--suite soap" in result.stderr and "no [services.soap]" in result.stderr
+    assert_clean(result)
+
+
+def test_a_run_that_selects_no_check_is_exit_2(tmp_path: Path) -> None:
+    result = run_cli("run", "--suite", "soap", "-n", "0", "--no-html", "--report-dir", str(tmp_path),
+                     "--", "-k", "no_check_is_called_this")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "no checks selected" in result.stdout
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert (summary["exit_code"], summary["counts"]["passed"]) == (2, 0) and "nothing to run" in summary["verdict_reason"]
+
+
+def test_a_run_in_which_no_check_executed_is_exit_4(tmp_path: Path) -> None:
+    """Every selected check is switched off by the profile: nothing was judged, so no "conforms"."""
+    text = (REPO_ROOT / "conformance" / "shipped_profiles" / "local-mock.toml").read_text()
+    text = text.replace('"../openapi/', f'"{REPO_ROOT}/conformance/openapi/').replace("negative = true", "negative = false")
+    profile = tmp_path / "no-negative.toml"
+    profile.write_text(text)
+    result = run_cli("run", "--profile", str(profile), "--suite", "soap", "-n", "0", "--no-html",
+                     "--report-dir", str(tmp_path / "r"), "--", "-k", "test_soap_bad_requests")
+    assert result.returncode == 4, result.stdout + result.stderr
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    counts = summary["counts"]
+    assert counts["skipped"] > 0 and sum(counts[o] for o in ("passed", "failed", "blocked", "error", "observation")) == 0
+    assert summary["verdict_reason"].startswith("could not judge: no checks ran")
+    assert "could not judge: no checks ran" in result.stdout

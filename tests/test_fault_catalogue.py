@@ -26,7 +26,7 @@ import pytest
 
 from conformance.checks.registry import Severity, check_by_id, registered_checks
 from conformance.mocks.faults import Fault, catalogue, expected_failures
-from conformance.profiles import REPO_ROOT
+from conformance.paths import CHECKOUT as REPO_ROOT
 
 SUITES = ("address", "auth", "soap")
 FUZZ_EXAMPLES = "8"

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from misbehaving_server import MisbehavingServer
 
-from conformance.profiles import REPO_ROOT
+from conformance.paths import CHECKOUT as REPO_ROOT
 
 WALL_S = 150.0
 RSS_MB = 400.0

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conformance.checks.registry import Check, Severity, registered_checks
-from conformance.profiles import REPO_ROOT
+from conformance.paths import CHECKOUT as REPO_ROOT
 from conformance.requirements import Requirement, load_requirements
 from conformance.requirements.audit import DOC, SeedText, audit_command, render_markdown, run_audit
 

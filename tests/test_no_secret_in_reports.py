@@ -8,7 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conformance.profiles import REPO_ROOT, load_profile
+from conformance.paths import CHECKOUT as REPO_ROOT
+from conformance.profiles import load_profile
 
 CANARY = "CANARY{}-7f3a9c1e5b2d4068a1b3c5d7e9f10234"
 

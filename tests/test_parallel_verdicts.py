@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.profiles import REPO_ROOT
+from conformance.paths import CHECKOUT as REPO_ROOT
 
 
 def run(report_dir: Path, workers: str, *extra: str) -> tuple[int, dict]:

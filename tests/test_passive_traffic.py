@@ -22,7 +22,8 @@ from conformance.checks.registry import registered_checks
 from conformance.http.exchange import Exchange, Headers
 from conformance.mocks.launcher import MockCluster
 from conformance.passive.har import read_har, write_har
-from conformance.profiles import REPO_ROOT, load_profile
+from conformance.paths import CHECKOUT as REPO_ROOT
+from conformance.profiles import load_profile
 
 OBSERVED = {c.id for c in registered_checks() if c.observes != "probe"}
 CLIENT = {c.id for c in registered_checks("client")}

@@ -61,7 +61,7 @@ def test_an_unknown_sample_key_is_exit_2_naming_it(tmp_path: Path) -> None:
 
 
 def test_the_readme_lists_every_sample_with_its_contract() -> None:
-    from conformance.profiles import REPO_ROOT
+    from conformance.paths import CHECKOUT as REPO_ROOT
 
     readme = (REPO_ROOT / "README.md").read_text()
     for key, contract in ADDRESS_SAMPLES.items():
@@ -69,7 +69,7 @@ def test_the_readme_lists_every_sample_with_its_contract() -> None:
 
 
 def test_the_readme_names_every_address_and_run_key_with_every_sample() -> None:
-    from conformance.profiles import REPO_ROOT
+    from conformance.paths import CHECKOUT as REPO_ROOT
 
     readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
     table = readme[readme.index("### Profile keys"):readme.index("### Samples")]

@@ -20,7 +20,8 @@ import pytest
 from misbehaving_server import MODES, MisbehavingServer
 
 from conformance.mocks.launcher import MockCluster
-from conformance.profiles import REPO_ROOT, load_profile
+from conformance.paths import CHECKOUT as REPO_ROOT
+from conformance.profiles import load_profile
 
 KEY_VAR = "PROXY_TEST_API_KEY"
 

@@ -20,7 +20,7 @@ import pytest
 
 from conformance.cli import main
 from conformance.reporting.allure_extras import HISTORY_FILE, write_run_extras
-from conformance.reporting.html import ALLURE_CLI, render_allure_html
+from conformance.reporting.html import allure_cli, render_allure_html
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -38,7 +38,7 @@ def require(ok: bool, what: str) -> None:
 
 
 def require_allure() -> None:
-    require(shutil.which("node") is not None and ALLURE_CLI.is_file(), "Node.js with tools/node_modules (Allure 3)")
+    require(shutil.which("node") is not None and allure_cli() is not None, "Node.js with tools/node_modules (Allure 3)")
 
 
 def make_run(parent: Path, name: str, started: str) -> Path:
@@ -152,7 +152,7 @@ def test_report_defaults_to_the_run_that_started_last(tmp_path: Path, monkeypatc
     later = make_run(tmp_path, "a-later", "2026-03-02T02:00:00+00:00")  # names do not decide
     (tmp_path / "not-a-run").mkdir()
     assert report_cli.latest_run(tmp_path) == later
-    monkeypatch.setattr(report_cli, "REPORTS_DIR", tmp_path / "empty")
+    monkeypatch.chdir(tmp_path / "not-a-run")  # the default is ./reports of the working directory
     assert main(["report"]) == 2
     assert "no run with allure-results" in capsys.readouterr().err
 

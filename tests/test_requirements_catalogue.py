@@ -15,7 +15,7 @@ import pytest
 
 from conformance.checks import registry
 from conformance.checks.registry import Check, Severity, registered_checks
-from conformance.profiles import REPO_ROOT
+from conformance.paths import CHECKOUT as REPO_ROOT
 from conformance.requirements import (
     CATALOGUE,
     CatalogueError,

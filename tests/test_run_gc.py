@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conformance.profiles import REPO_ROOT
+from conformance.paths import CHECKOUT as REPO_ROOT
 
 PROBE = '''
 import gc, json, os

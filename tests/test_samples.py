@@ -15,7 +15,8 @@ import pytest
 
 from conformance.http.exchange import Exchange, Headers
 from conformance.mocks.launcher import MockCluster
-from conformance.profiles import ADDRESS_SAMPLES, REPO_ROOT, load_profile
+from conformance.paths import CHECKOUT as REPO_ROOT
+from conformance.profiles import ADDRESS_SAMPLES, load_profile
 from conformance.samples import contracts as C
 from conformance.samples.session import write_samples
 
@@ -168,7 +169,7 @@ def test_a_server_that_breaks_http_ends_the_validation() -> None:
         calls.append(path)
         raise HttpViolation("deadline", "response not complete within 5 s, stopped waiting")
 
-    profile = load_profile(str(REPO_ROOT / "profiles" / "local-mock.toml"))
+    profile = load_profile(str(REPO_ROOT / "conformance" / "shipped_profiles" / "local-mock.toml"))
     profile.address.samples.update({"nummeraanduiding": "1", "verblijfsobject": "2", "pand": "3"})
     lines: list[str] = []
     assert validate(profile, broken, log=lines.append) == []

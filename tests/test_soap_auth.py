@@ -25,7 +25,9 @@ from conformance.mocks.faults import FaultSet
 from conformance.mocks.launcher import ServerThread, TlsOptions
 from conformance.mocks.soap.app import SoapMockConfig, create_app
 from conformance.mocks.soap.tls import MockTls, ensure_test_tls
-from conformance.profiles import REPO_ROOT, SHIPPED_PROFILES, load_profile
+from conformance.paths import CHECKOUT as REPO_ROOT
+from conformance.paths import SHIPPED_PROFILES
+from conformance.profiles import load_profile
 from conformance.soap.envelope import build_envelope, inspect_envelope
 from conformance.soap.loader import parse_untrusted
 from conformance.soap.samples import sample_request
@@ -40,7 +42,7 @@ def _profile_text(soap_tables: str, *, soap_extra: str = "") -> str:
     """local-mock.toml with the soap service's tables replaced (openapi path made absolute)."""
     text = (SHIPPED_PROFILES / "local-mock.toml").read_text(encoding="utf-8")
     openapi = (REPO_ROOT / "conformance" / "openapi" / "address-v2.yaml").resolve()
-    text = text.replace('openapi = "../conformance/openapi/address-v2.yaml"', f'openapi = "{openapi}"')
+    text = text.replace('openapi = "../openapi/address-v2.yaml"', f'openapi = "{openapi}"')
     soap = f'[services.soap]\nmock = true\nsoap_action_base = "urn:registry:graafbericht"\n{soap_extra}\n{soap_tables}\n'
     text, count = re.subn(r"\[services\.soap\]\n.*?(?=\n\[services\.auth\])", soap, text, flags=re.DOTALL)
     assert count == 1

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from conformance.checks.soap import catalogue as c
-from conformance.profiles import REPO_ROOT
+from conformance.paths import CHECKOUT as REPO_ROOT
 
 # Every check that judges a refusal or the Fault given for a bad request, or compares the
 # answer to a changed request with its control's (header entries, a UTF-16 request).

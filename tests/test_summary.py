@@ -100,3 +100,20 @@ def test_verdict_per_requirement() -> None:
     assert verdicts == {"R1": "failed", "R2": "failed", "R3": "warning", "R4": "passed", "R5": "observed",
                         "R6": "not tested", "R7": "blocked", "R8": "not tested"}
     assert s.by_requirement()["R2"]["failing"] == {"a.must": "failed", "a.should": "failed"}
+
+
+def test_no_check_selected_is_a_configuration_error() -> None:
+    code, reason = Summary(profile="p").verdict()
+    assert code is ExitCode.USAGE and "no checks selected" in reason
+
+
+def test_no_check_executed_is_never_conforms() -> None:
+    s = Summary(profile="p")
+    s.add(entry("MUST", "not_applicable", reason="no sample"))
+    s.add(entry("MUST", "skipped", reason="profile forbids it"))
+    code, reason = s.verdict()
+    assert code is ExitCode.COULD_NOT_JUDGE
+    assert reason.startswith("could not judge: no checks ran") and "1 not applicable" in reason and "1 skipped" in reason
+    assert s.to_json()["verdict_reason"] == reason
+    s.add(entry("observation", "observation", value=1))  # one check executed: the plain reading again
+    assert s.verdict() == (ExitCode.OK, None)

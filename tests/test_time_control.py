@@ -22,7 +22,8 @@ import pytest
 
 from conformance.mocks import faults
 from conformance.mocks.launcher import MockCluster
-from conformance.profiles import REPO_ROOT, load_profile
+from conformance.paths import CHECKOUT as REPO_ROOT
+from conformance.profiles import load_profile
 
 EXPIRY_CHECKS = ("auth.code.expired_refused", "auth.use.expired_token_refused", "auth.refresh.expired_refused")
 

@@ -18,9 +18,10 @@ from typing import Any
 
 from conformance.auth.flows import FILING_SCOPE, INQUIRY_SCOPE
 from conformance.auth.rfc7523 import default_audience
-from conformance.profiles import REPO_ROOT, AuthService
+from conformance.paths import cache_dir
+from conformance.profiles import AuthService
 
-PKI_DIR = REPO_ROOT / ".cache" / "test-pki"
+PKI_DIR = cache_dir() / "test-pki"
 ROLE_USER = "notaris"
 NO_ROLE_USER = "medewerker"
 AANBIEDER_ROLE = "Aanbieder M2M"

@@ -17,9 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.errors import ConfigError, ExitCode
-from conformance.profiles import REPO_ROOT
-
-REPORTS_DIR = REPO_ROOT / "reports"
+from conformance.paths import NODE_TOOLS_ENV, reports_dir
 
 
 def add_report_commands(subparsers: Any) -> None:
@@ -46,22 +44,24 @@ def latest_run(reports: Path) -> Path | None:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from conformance.reporting.allure_extras import write_run_extras
-    from conformance.reporting.html import ALLURE_CLI, render_allure_html
+    from conformance.reporting.html import allure_cli, render_allure_html
 
-    run = Path(args.run_dir) if args.run_dir else latest_run(REPORTS_DIR)
+    run = Path(args.run_dir) if args.run_dir else latest_run(reports_dir())
     if run is None:
-        raise ConfigError(f"no run with allure-results under {REPORTS_DIR}; give RUN_DIR")
+        raise ConfigError(f"no run with allure-results under {reports_dir()}; give RUN_DIR")
     if not (run / "allure-results").is_dir():
         raise ConfigError(f"{run}: no allure-results/ here; give a run directory (reports/<time>-<profile>)")
     if shutil.which("node") is None:
         raise ConfigError("Node.js (node) not found: install Node.js, then run scripts/bootstrap")
-    if not ALLURE_CLI.is_file():
-        raise ConfigError(f"Allure 3 not installed ({ALLURE_CLI} missing): run scripts/bootstrap")
+    cli = allure_cli()
+    if cli is None:
+        raise ConfigError("Allure 3 not installed: in the checkout run scripts/bootstrap; for an installed copy "
+                          f"see README \"Installing it as a tool\" ({NODE_TOOLS_ENV})")
     if (run / "summary.json").is_file() and not (run / "matrix.json").is_file():
         write_run_extras(run)  # a run from before the matrix existed
     index = render_allure_html(run.resolve())
     if index is None:
-        raise ConfigError(f"Allure could not render {run / 'allure-results'}; try: node {ALLURE_CLI} generate "
+        raise ConfigError(f"Allure could not render {run / 'allure-results'}; try: node {cli} generate "
                           f"{run / 'allure-results'} --config {run / 'allurerc.json'}")
     print(f"Allure report: {index}")
     print(index.as_uri())

@@ -40,6 +40,8 @@ def verdict_lines(summary: dict[str, Any], report_dir: Path) -> list[str]:
     observed = [e for e in summary["checks"] if e["outcome"] == "observation"]
     for entry in observed[:20]:
         lines.append(f"  OBS  {entry['check']}: {_short(entry['value'], 120)}")
+    if summary.get("verdict_reason"):
+        lines.append(summary["verdict_reason"])
     text = summary.get("verdict_text") or summary["verdict"]
     lines.append(f"verdict: {text.upper()} ({summary['verdict']}, exit {summary['exit_code']})  report: {report_dir}")
     return lines

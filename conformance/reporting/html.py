@@ -1,7 +1,8 @@
 """Render allure-results into one self-contained HTML file with Allure 3 (Node.js, no Java).
 
-The Node tools live in tools/node_modules (installed by `npm ci --prefix tools`). When
-they are missing, the run still has its allure-results, junit.xml and summary.json.
+The Node tools live in the checkout's tools/node_modules (installed by `npm ci --prefix
+tools`), or for an installed copy in $CONFORMANCE_NODE_TOOLS/node_modules. When they are
+missing, the run still has its allure-results, junit.xml and summary.json.
 """
 
 from __future__ import annotations
@@ -13,12 +14,18 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from conformance.profiles import REPO_ROOT
+from conformance.paths import node_tools_dir
 
-ALLURE_CLI = REPO_ROOT / "tools" / "node_modules" / "allure" / "cli.js"
 HISTORY_LIMIT = 30  # runs kept in a report's history (one JSON line each)
 # Every Allure report embeds an analytics tag that can only fail offline: strip it.
 _ANALYTICS = re.compile(r"<script[^>]*googletagmanager[^>]*>\s*</script>", re.IGNORECASE)
+
+
+def allure_cli() -> Path | None:
+    """Allure 3's cli.js in the Node tools folder (conformance.paths.node_tools_dir), if installed."""
+    tools = node_tools_dir()
+    cli = tools / "node_modules" / "allure" / "cli.js" if tools is not None else None
+    return cli if cli is not None and cli.is_file() else None
 
 
 def render_allure_html(report_dir: Path, *, timeout_s: float = 120.0) -> Path | None:
@@ -32,7 +39,8 @@ def render_allure_html(report_dir: Path, *, timeout_s: float = 120.0) -> Path | 
 
     node = shutil.which("node")
     results = report_dir / "allure-results"
-    if node is None or not ALLURE_CLI.is_file() or not results.is_dir():
+    cli = allure_cli()
+    if node is None or cli is None or not results.is_dir():
         return None
     out = report_dir / "allure-report"
     history = carry_history(report_dir)
@@ -49,7 +57,7 @@ def render_allure_html(report_dir: Path, *, timeout_s: float = 120.0) -> Path | 
     categories = allure3_categories(results)
     if categories:
         settings["categories"] = {"rules": categories}
-    command = [node, str(ALLURE_CLI), "generate", str(results), "--config", str(config)]
+    command = [node, str(cli), "generate", str(results), "--config", str(config)]
     for attempt in ("with history", "without history"):
         config.write_text(json.dumps(settings, indent=2))
         try:

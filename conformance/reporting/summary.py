@@ -14,7 +14,9 @@ The outcome model (one place; matrix, diff and console read it from here):
 The verdict -- and so the exit code -- follows the severities: a failed MUST check means
 "does not conform" (1); otherwise a blocked or broken MUST check means "could not judge"
 (4); otherwise "conforms" (0), with SHOULD failures as warnings. An unreachable environment
-is exit 3.
+is exit 3. A run in which no check executed is never "conforms": with nothing selected at
+all it is a configuration error (2), with every check not applicable or switched off by
+the profile it is "could not judge" (4), each with its reason.
 """
 
 from __future__ import annotations
@@ -33,12 +35,15 @@ RANK = {"not run": -1, "skipped": 0, "not_applicable": 1, "passed": 2, "observat
         "failed": 5, "error": 6}
 # Outcomes of a check that did not judge its rule, or judged it against the server.
 NOT_JUDGED = ("blocked", "error")
+# Outcomes of a check that executed: it sent its requests (or read recorded traffic).
+EXECUTED = ("passed", "failed", "blocked", "error", "observation")
 BAD = ("failed", "error")
 VERDICT_TEXT = {
     ExitCode.OK: "conforms",
     ExitCode.MUST_FAILED: "does not conform",
     ExitCode.COULD_NOT_JUDGE: "could not judge",
     ExitCode.UNREACHABLE: "unreachable",
+    ExitCode.USAGE: "no checks selected",
 }
 
 
@@ -153,16 +158,30 @@ class Summary:
         return dict(sorted(rollup.items()))
 
     def exit_code(self) -> ExitCode:
+        return self.verdict()[0]
+
+    def verdict(self) -> tuple[ExitCode, str | None]:
+        """The exit code, with the reason when no check executed (else None)."""
         if self.stopped is not None or any(e.unreachable for e in self.entries):
-            return ExitCode.UNREACHABLE
+            return ExitCode.UNREACHABLE, None
         if self.must_failures():
-            return ExitCode.MUST_FAILED
+            return ExitCode.MUST_FAILED, None
         if self.must_not_judged():
-            return ExitCode.COULD_NOT_JUDGE
-        return ExitCode.OK
+            return ExitCode.COULD_NOT_JUDGE, None
+        if not self.entries:
+            return ExitCode.USAGE, ("no checks selected: the suites asked for, the profile's services and the "
+                                    "pytest selection (-k, -m, node ids) left nothing to run")
+        if not any(e.outcome in EXECUTED for e in self.entries):
+            counts = self.counts()
+            parts = [f"{counts['not_applicable']} not applicable"] if counts["not_applicable"] else []
+            if counts["skipped"]:
+                parts.append(f"{counts['skipped']} skipped (the profile's safety switches, or a service it does not have)")
+            return ExitCode.COULD_NOT_JUDGE, f"could not judge: no checks ran; of {len(self.entries)} selected, " \
+                                             + " and ".join(parts)
+        return ExitCode.OK, None
 
     def to_json(self) -> dict[str, Any]:
-        code = self.exit_code()
+        code, reason = self.verdict()
         return {
             "profile": self.profile,
             "started": self.started,
@@ -172,6 +191,7 @@ class Summary:
             "targets": self.targets,
             "verdict": code.name,
             "verdict_text": VERDICT_TEXT[code],
+            "verdict_reason": reason,
             "exit_code": int(code),
             "stopped": self.stopped,
             "mode": "passive" if self.traffic else "active",

@@ -32,9 +32,10 @@ from typing import Any
 
 from conformance.checks.registry import Check, registered_checks
 from conformance.errors import ConfigError, ExitCode
-from conformance.profiles import REPO_ROOT
+from conformance.paths import PACKAGE_DIR
 from conformance.requirements import Requirement, load_requirements
 
+REPO_ROOT = PACKAGE_DIR.parent  # the checkout (a project tool: its docs/, and the workspace beside it)
 SEEDS_DIR = REPO_ROOT.parent / "shared" / "seeds"  # the workspace's seed files (CI has them)
 DOC = REPO_ROOT / "docs" / "must-audit.md"
 NORMATIVE = re.compile(r"\b(MUST|REQUIRED|SHALL)\b")

@@ -31,11 +31,10 @@ from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
+from conformance.paths import CACHE_DIR_ENV, cache_dir  # noqa: F401 - CACHE_DIR_ENV: tests set it
+
 GENERATOR_VERSION = "1"
 SEED = 289922092
-
-_REPO_ROOT = Path(__file__).resolve().parents[3]
-CACHE_DIR_ENV = "CONFORMANCE_CACHE_DIR"
 
 # --------------------------------------------------------------------------------------
 # Enumerations (bag-api.md 2.2, 2.4)
@@ -1777,7 +1776,5 @@ def ensure_database(path: Path) -> Path:
 
 
 def default_database_path() -> Path:
-    """`<repo>/.cache/address-mock-<version>.sqlite`, or under $CONFORMANCE_CACHE_DIR."""
-    override = os.environ.get(CACHE_DIR_ENV)
-    folder = Path(override) if override else _REPO_ROOT / ".cache"
-    return folder / f"address-mock-{GENERATOR_VERSION}.sqlite"
+    """`address-mock-<version>.sqlite` in the cache directory (conformance.paths.cache_dir)."""
+    return cache_dir() / f"address-mock-{GENERATOR_VERSION}.sqlite"

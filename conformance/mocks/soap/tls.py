@@ -25,9 +25,9 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from conformance.profiles import REPO_ROOT
+from conformance.paths import cache_dir
 
-DEFAULT_DIR = REPO_ROOT / ".cache" / "soap-tls"
+DEFAULT_DIR = cache_dir() / "soap-tls"
 _VALIDITY = dt.timedelta(days=30)
 _RENEW_BEFORE = dt.timedelta(days=2)
 

@@ -1,0 +1,59 @@
+"""Where a run finds what ships with the harness, and where it writes.
+
+One place, so that a copy installed with pip or pipx behaves as the checkout does: the
+suites, the shipped profiles, the descriptions, WSDL and schemas are package data, found
+next to this file; reports go under the working directory; caches under the user's cache
+directory. Only the project's own tooling (the checkout's `tools/node_modules`, its docs)
+lives outside the package, and each has an environment variable for an installed copy.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+SUITES_DIR = PACKAGE_DIR / "suites"
+SHIPPED_PROFILES = PACKAGE_DIR / "shipped_profiles"
+OPENAPI_DESCRIPTION = PACKAGE_DIR / "openapi" / "address-v2.yaml"
+# The checkout the package runs from, when it does (an editable install or PYTHONPATH):
+# its `tools/` holds the pinned Node tools and `docs/` the MUST audit. None when installed.
+CHECKOUT: Path | None = PACKAGE_DIR.parent if (PACKAGE_DIR.parent / "pyproject.toml").is_file() else None
+
+CACHE_DIR_ENV = "CONFORMANCE_CACHE_DIR"
+NODE_TOOLS_ENV = "CONFORMANCE_NODE_TOOLS"
+
+
+def reports_dir() -> Path:
+    """Where runs write when no --report-dir is given: ./reports of the working directory."""
+    return Path.cwd() / "reports"
+
+
+def cache_dir() -> Path:
+    """Generated material kept between runs (the address mock's database, test PKIs).
+
+    $CONFORMANCE_CACHE_DIR, else the checkout's `.cache/`, else the user's cache directory
+    ($XDG_CACHE_HOME or ~/.cache)/registry-conformance: never inside site-packages."""
+    override = os.environ.get(CACHE_DIR_ENV)
+    if override:
+        return Path(override)
+    if CHECKOUT is not None:
+        return CHECKOUT / ".cache"
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "registry-conformance"
+
+
+def node_tools_dir() -> Path | None:
+    """The folder whose node_modules holds Allure 3 (and, in the checkout, spectral).
+
+    $CONFORMANCE_NODE_TOOLS, else the checkout's `tools/`, else the user's data directory
+    ($XDG_DATA_HOME or ~/.local/share)/registry-conformance (README "Installing it as a
+    tool"). None: HTML reports are not rendered; everything else of a run is."""
+    override = os.environ.get(NODE_TOOLS_ENV)
+    if override:
+        return Path(override)
+    if CHECKOUT is not None:
+        return CHECKOUT / "tools"
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    user = Path(base) / "registry-conformance"
+    return user if user.is_dir() else None

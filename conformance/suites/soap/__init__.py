@@ -1,0 +1,1 @@
+"""Conformance suites shipped with the package (collected by `conformance run`)."""
