@@ -120,6 +120,16 @@ PROFILE_SCHEMA: dict[str, Any] = {
                             "additionalProperties": False,
                             "properties": {name: {"type": "string", "minLength": 1} for name in ADDRESS_SAMPLES},
                         },
+                        # What `conformance discover` verified, and when: a sample whose value is
+                        # recorded here met its contract then, so missing it now is the
+                        # environment's change, not the user's mistake (README "Samples").
+                        "samples_verified": {
+                            "type": "object",
+                            "additionalProperties": False,
+                            "required": ["at"],
+                            "properties": {"at": {"type": "string", "minLength": 1},
+                                           **{name: {"type": "string", "minLength": 1} for name in ADDRESS_SAMPLES}},
+                        },
                         # false: run with the samples as given (an example server whose data
                         # cannot meet the contracts); default: a run validates them first.
                         "verify_samples": {"type": "boolean"},
@@ -310,6 +320,8 @@ class AddressService:
     registry_prefix: str = "Registry-"
     api_key_header: str = "X-Api-Key"
     samples: dict[str, str] = field(default_factory=dict)
+    # [services.address.samples_verified]: sample -> the value discover verified, and "at".
+    samples_verified: dict[str, str] = field(default_factory=dict)
     # Paths (relative to base_url) the restricted key may not use, a deployment fact (the
     # seed says only "a caller without rights for the address: 403"). Empty: the checks
     # of the restricted key do not apply. A mock profile defaults to the mock's own.
@@ -467,6 +479,7 @@ def _build(raw: dict[str, Any], path: Path) -> Profile:
             registry_prefix=headers.get("registry_prefix", "Registry-"),
             api_key_header=headers.get("api_key", "X-Api-Key"),
             samples=dict(svc.get("samples", {})),
+            samples_verified=dict(svc.get("samples_verified", {})),
             verify_samples=bool(svc.get("verify_samples", True)),
             restricted_paths=tuple(
                 p.rstrip("/") or "/" for p in svc.get("restricted_paths", MOCK_RESTRICTED_PATHS if svc["mock"] else ())

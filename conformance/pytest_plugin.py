@@ -72,6 +72,8 @@ class RunState:
     schedule_dir: str = ""  # the run's shared pacing schedules (conformance/http/schedule.py)
     shared_schedule: bool = True  # False: the run is one process, its schedules stay in memory
     traffic: list[str] = field(default_factory=list)  # HAR files a passive run judges
+    # Samples discover verified that miss their contract now: sample -> what changed.
+    sample_regressions: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -125,6 +127,7 @@ def pytest_configure(config: pytest.Config) -> None:
     summary = Summary(profile=load_profile(state.profile_ref).name, seed=state.seed if not state.traffic else None,
                       faults=state.faults, traffic=list(state.traffic))
     summary.targets = dict(state.urls)
+    summary.sample_regressions = dict(state.sample_regressions)
     config.pluginmanager.register(_SummaryCollector(summary, Path(state.report_dir)), "conformance-summary")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHandOver(state), "conformance-xdist")
@@ -233,14 +236,17 @@ def _runs_suite(config: pytest.Config, suite: str) -> bool:
 
 def _validate_samples(profile: Profile, state: RunState) -> None:
     """Every sample the profile names meets its contract, or the run stops here (exit 2)
-    naming the sample and what it lacks: a wrong sample is no conformance failure."""
+    naming the sample and what it lacks: a wrong sample is no conformance failure. A sample
+    `conformance discover` verified before that misses it now is the environment's change:
+    the run goes on and the report says so (conformance.samples.session.validate)."""
     import sys
 
     from conformance.samples.session import address_api, getter, validate
 
     api = address_api(profile, state.urls["address"], state.secrets)
     try:
-        validate(profile, getter(api), log=lambda line: print(f"conformance: {line}", file=sys.stderr))
+        state.sample_regressions = validate(profile, getter(api),
+                                            log=lambda line: print(f"conformance: {line}", file=sys.stderr))
     finally:
         api.close()
 

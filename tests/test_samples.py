@@ -70,6 +70,9 @@ def test_discover_finds_every_sample_and_they_pass_validation(tmp_path: Path, mo
     profile = load_profile(str(profile_file))
     assert set(profile.address.samples) == set(ADDRESS_SAMPLES)
     assert "# holds 48 addressable objects" in text  # a comment per sample saying what was verified
+    # ... and a record of what met its contract, and when: a later run blames the environment for those.
+    assert profile.address.samples_verified["at"]
+    assert {k: v for k, v in profile.address.samples_verified.items() if k != "at"} == profile.address.samples
     # The run-start validation accepts what discovery wrote, and a whole run starts from it.
     run = cli("run", "--profile", str(profile_file), "--suite", "address", "-n", "0", "--no-html",
               "--report-dir", str(tmp_path / "run"), "--", "-q", "-k", "endpoints", key=key)
@@ -90,6 +93,33 @@ def test_a_sample_that_misses_its_contract_is_exit_2_naming_it(tmp_path: Path, m
     assert f"nummeraanduiding = '{side_address}' (services.address.samples.nummeraanduiding)" in out
     assert "indicatieNevenadres true (a side address)" in out
     assert "Traceback" not in out
+
+
+def test_a_verified_sample_the_server_no_longer_shows_is_the_servers_change(tmp_path: Path) -> None:
+    """A server that starts ignoring inclusiefEindStatus=true: the end-status sample no longer
+    meets its contract. Unrecorded, that is the user's sample (exit 2); recorded by discover,
+    it is the environment's change: the run goes on and the check of that rule fails (exit 1)."""
+    from conformance.mocks import faults
+
+    profile = load_profile("local-mock")
+    with MockCluster(profile, faults.resolve(["address.end_status_flag_ignored"])) as cluster:
+        url, key = cluster.urls["address"], cluster.secrets[profile.address.secret_env["api_key"]]
+        samples = dict(cluster.samples["address"])
+        record = "[services.address.samples_verified]\nat = \"2026-11-01 09:00 UTC\"\n" + "".join(
+            f'{k} = "{v}"\n' for k, v in samples.items())
+        args = ("--suite", "address", "-n", "0", "--no-html", "--", "-q", "-k", "eind_status")
+        mistaken = cli("run", "--profile", str(vendor_profile(tmp_path / "mine.toml", url, samples)),
+                       "--report-dir", str(tmp_path / "mine"), *args, key=key)
+        changed = cli("run", "--profile", str(vendor_profile(tmp_path / "theirs.toml", url, samples, record)),
+                      "--report-dir", str(tmp_path / "theirs"), *args, key=key)
+    assert mistaken.returncode == 2, mistaken.stdout[-2000:] + mistaken.stderr[-2000:]
+    assert "services.address.samples.nummeraanduiding_eindstatus" in mistaken.stderr
+    assert changed.returncode == 1, changed.stdout[-3000:] + changed.stderr[-2000:]
+    summary = json.loads((tmp_path / "theirs" / "summary.json").read_text())
+    assert "2026-11-01 09:00 UTC" in summary["sample_regressions"]["nummeraanduiding_eindstatus"]
+    failed = {e["check"] for e in summary["checks"] if e["outcome"] == "failed" and e["severity"] == "MUST"}
+    assert "address.adres.inclusief_eind_status" in failed
+    assert "CHANGED sample nummeraanduiding_eindstatus" in changed.stdout
 
 
 def test_an_unknown_sample_key_is_exit_2(tmp_path: Path, mock: tuple[str, str]) -> None:

@@ -23,6 +23,8 @@ def verdict_lines(summary: dict[str, Any], report_dir: Path) -> list[str]:
         lines.append(f"run stopped before any check: {summary['stopped']}")
     lines.append("checks: " + ", ".join(f"{counts.get(k, 0)} {k.replace('_', ' ')}" for k in OUTCOMES)
                  + f"  ({counts['warnings']} SHOULD warnings)")
+    for text in (summary.get("sample_regressions") or {}).values():
+        lines.append(f"  CHANGED {_short(text)}")
     causes = summary.get("root_causes", [])
     grouped = {check for cause in causes for check in cause["checks"]}
     if causes:

@@ -78,6 +78,9 @@ class Summary:
     stopped: str | None = None
     # A passive run (`conformance traffic`): the HAR files it judged; it sent nothing.
     traffic: list[str] = field(default_factory=list)
+    # Samples `conformance discover` verified that miss their contract now: the environment
+    # changed (sample -> what changed); the checks judged the server with them.
+    sample_regressions: dict[str, str] = field(default_factory=dict)
 
     def add(self, entry: Entry) -> None:
         """One entry per (check, test): a repeated report keeps the worse outcome."""
@@ -196,6 +199,7 @@ class Summary:
             "stopped": self.stopped,
             "mode": "passive" if self.traffic else "active",
             "traffic": self.traffic,
+            "sample_regressions": self.sample_regressions,
             "counts": self.counts(),
             "root_causes": self.root_causes(),
             "requirements": self.by_requirement(),

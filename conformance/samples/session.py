@@ -33,14 +33,21 @@ def getter(api: AddressApi) -> Get:
     return lambda path, params: api.get(path, params=params)
 
 
-def validate(profile: Profile, get: Get, *, log: Callable[[str], None] = lambda _: None) -> list[Verdict]:
-    """Run start: every sample the profile names against its contract. A sample that misses
-    it stops the run (ConfigError: exit 2) naming the sample and what it lacks; one the
-    server's answers do not allow judging is left to the checks (they judge the server).
-    The first answer that breaks HTTP or a limit ends the validation: the checks see it too."""
+def validate(profile: Profile, get: Get, *, log: Callable[[str], None] = lambda _: None) -> dict[str, str]:
+    """Run start: every sample the profile names against its contract.
+
+    Who is to blame when a sample misses it decides what happens (README "Samples"):
+    * never verified (not in [services.address.samples_verified] with this value): the
+      user's sample is wrong, and the run stops (ConfigError: exit 2) naming the sample
+      and what it lacks;
+    * verified by `conformance discover` before: the environment changed (its behaviour,
+      or its data), so the run goes on and the checks judge the server with the sample;
+      returned as sample -> what changed, for the report.
+    One the server's answers do not allow judging is left to the checks (they judge the
+    server). The first answer that breaks HTTP or a limit ends the validation."""
     service = profile.address
     if service is None or not service.samples:
-        return []
+        return {}
     verdicts: list[Verdict] = []
     for name, value in service.samples.items():
         try:
@@ -51,13 +58,20 @@ def validate(profile: Profile, get: Get, *, log: Callable[[str], None] = lambda 
         verdicts.append(verdict)
         if verdict.outcome == "unverifiable":
             log(f"sample {name} {value} could not be verified ({verdict.detail}); the checks starting from it judge")
-    lacking = [v for v in verdicts if v.outcome == "lacks"]
+    verified_at = service.samples_verified.get("at", "?")
+    regressed = {v.name: f"sample {v.name} {v.value} met its contract when `conformance discover` verified it "
+                         f"({verified_at}) and does not now: it {v.detail}; the environment changed (its behaviour "
+                         "or its data), and the checks starting from it judge the server with it"
+                 for v in verdicts if v.outcome == "lacks" and service.samples_verified.get(v.name) == v.value}
+    for text in regressed.values():
+        log(text)
+    lacking = [v for v in verdicts if v.outcome == "lacks" and v.name not in regressed]
     if lacking:
         lines = "\n".join(f"  {v.name} = {v.value!r} (services.address.samples.{v.name}) {v.detail}; "
                           f"it must be {ADDRESS_SAMPLES[v.name]}" for v in lacking)
         raise ConfigError(f"{profile.path}: {len(lacking)} sample(s) miss their contract (README, \"Samples\"):\n"
                           f"{lines}\n  `conformance discover --profile {profile.path}` finds samples that meet them")
-    return verdicts
+    return regressed
 
 
 def write_samples(path: Path, verdicts: dict[str, Verdict], sent: int) -> None:
@@ -78,6 +92,16 @@ def write_samples(path: Path, verdicts: dict[str, Verdict], sent: int) -> None:
             why = f"last candidate {verdict.value}: {verdict.detail}" if verdict is not None else "no candidate met"
             table.add(tomlkit.comment(f"{name}: not found ({why}); the checks that need it do not apply"))
     address["samples"] = table  # type: ignore[index]
+    # What met its contract, and when: a later run that finds one of these lacking blames
+    # the environment, not the profile (validate).
+    record = tomlkit.table()
+    record.add(tomlkit.comment("written by `conformance discover`: the samples that met their contract, and when"))
+    record.add("at", stamp)
+    for name in ADDRESS_SAMPLES:
+        verdict = verdicts.get(name)
+        if verdict is not None and verdict.ok:
+            record.add(name, verdict.value)
+    address["samples_verified"] = record  # type: ignore[index]
     text = tomlkit.dumps(doc)
     tomlkit.parse(text)  # what we write must load again
     path.write_text(text, encoding="utf-8")

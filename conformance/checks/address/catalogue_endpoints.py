@@ -248,7 +248,7 @@ _check("address.adressen.exacte_match",
 _check("address.adressen.inclusief_eind_status",
        "An address with an end status is left out by default and returned with inclusiefEindStatus=true",
        ("ADDR-4.inclusiefEindStatus",), MUST, F_ADRESSEN,
-       ("address.end_status_addresses_returned",), (AS_200,))
+       ("address.end_status_addresses_returned",), (AS_200, "address.end_status_flag_ignored"))
 _check("address.adressen.expand_embeds",
        "expand (nummeraanduiding, openbareRuimte, woonplaats, adresseerbaarObject, panden, true) embeds them",
        ("ADDR-1.expand", "ADDR-2.expand", "ADDR-4.expand"), MUST, F_ADRESSEN,
@@ -311,7 +311,7 @@ _check("address.adres.malformed_id_rejected",
 _check("address.adres.inclusief_eind_status",
        "An address with an end status gives 404 by default and 200 with inclusiefEindStatus=true",
        ("ADDR-4.inclusiefEindStatus", "ADDR-7.404"), MUST, F_ADRES,
-       ("address.end_status_addresses_returned",), (AS_200, CODE, IDS))
+       ("address.end_status_addresses_returned", "address.end_status_flag_ignored"), (AS_200, CODE, IDS))
 _check("address.adres.expand_embeds",
        "expand on one address embeds the named relations",
        ("ADDR-1.expand", "ADDR-2.expand", "ADDR-4.expand"), MUST, F_ADRES,
@@ -334,7 +334,7 @@ _check("address.adressenuitgebreid.exacte_match",
 _check("address.adressenuitgebreid.inclusief_eind_status",
        "An end-status address is left out of /adressenuitgebreid by default and returned with inclusiefEindStatus=true",
        ("ADDR-4.adressenuitgebreid", "ADDR-4.inclusiefEindStatus"), MUST, F_UITGEBREID,
-       ("address.end_status_addresses_returned",), (AS_200,))
+       ("address.end_status_addresses_returned",), (AS_200, "address.end_status_flag_ignored"))
 _check("address.adressenuitgebreid.expand_given",
        "What /adressenuitgebreid does with an expand parameter (it has none)",
        ("ADDR-4.adressenuitgebreid",), OBSERVATION, F_UITGEBREID)
@@ -345,7 +345,7 @@ _check("address.adressenuitgebreid.by_id",
 _check("address.adressenuitgebreid.by_id_inclusief_eind_status",
        "An end-status address is not returned by /adressenuitgebreid/{id} by default, but is with inclusiefEindStatus=true",
        ("ADDR-4.adressenuitgebreid.id", "ADDR-4.inclusiefEindStatus"), MUST, F_UITGEBREID_ID,
-       ("address.end_status_addresses_returned",), (AS_200, IDS))
+       ("address.end_status_addresses_returned",), (AS_200, IDS, "address.end_status_flag_ignored"))
 _check("address.adressenuitgebreid.unknown_id",
        "The status of /adressenuitgebreid/{id} for an unknown id (the seed lists no 404 there)",
        ("ADDR-7", "BAGREF-4.13"), OBSERVATION, F_UITGEBREID_ID)

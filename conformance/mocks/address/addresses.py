@@ -145,9 +145,16 @@ def _search(ctx: Context, known: frozenset[str], kinds_allowed: set[str], *, wit
     return _Search(values, kind, chosen, paging)
 
 
+def _with_end_status(ctx: Context, asked: Any) -> bool:
+    """Whether addresses with an end status are included: inclusiefEindStatus, as the faults bend it."""
+    if ctx.on(F.END_STATUS_ADDRESSES_RETURNED):
+        return True
+    return bool(asked) and not ctx.on(F.END_STATUS_FLAG_IGNORED)
+
+
 def _address_query(ctx: Context, search: _Search, nummeraanduiding_id: str | None = None) -> AddressQuery:
     v = search.values
-    eind = bool(v["inclusiefEindStatus"]) or ctx.on(F.END_STATUS_ADDRESSES_RETURNED)
+    eind = _with_end_status(ctx, v["inclusiefEindStatus"])
     exact = bool(v["exacteMatch"]) and not ctx.on(F.EXACTE_MATCH_IGNORED)
     parts = {"huisletter": v["huisletter"], "huisnummertoevoeging": v.get("huisnummertoevoeging")}
     if not v["exacteMatch"] and ctx.on(F.LETTER_ADDITION_IGNORED):
@@ -265,7 +272,7 @@ def get_one(ctx: Context) -> HalResult:
     eind = v.boolean("inclusiefEindStatus")
     expand = ctx.expand(v, resources.ADDRESS_EXPAND)
     v.finish()
-    eind = bool(eind) or ctx.on(F.END_STATUS_ADDRESSES_RETURNED)
+    eind = _with_end_status(ctx, eind)
     found = ctx.repo.get_address(num_id, inclusief_eind_status=eind)
     paging = Paging(1, DEFAULT_PAGE_SIZE)  # X-Pagination-* are listed for this 200 too
     if found is None:
@@ -281,7 +288,7 @@ def get_extended(ctx: Context) -> HalResult:
     num_id = ctx.path_id(v, "nummeraanduidingIdentificatie", P.NUMMERAANDUIDING_ID)
     eind = v.boolean("inclusiefEindStatus")
     v.finish()
-    eind = bool(eind) or ctx.on(F.END_STATUS_ADDRESSES_RETURNED)
+    eind = _with_end_status(ctx, eind)
     found = ctx.repo.get_extended_address(num_id, inclusief_eind_status=eind)
     if found is None:
         return ctx.not_found()

@@ -159,6 +159,11 @@ END_STATUS_ADDRESSES_RETURNED = fault(
     "addresses with an end status are returned without inclusiefEindStatus=true",
     must_trip=set(),
 )
+END_STATUS_FLAG_IGNORED = fault(
+    "address.end_status_flag_ignored",
+    "inclusiefEindStatus=true is ignored: addresses with an end status are never returned",
+    must_trip=set(),
+)
 TIME_TRAVEL_IGNORED = fault(
     "address.time_travel_ignored", "geldigOp and beschikbaarOp are validated but ignored", must_trip=set()
 )
