@@ -24,13 +24,16 @@ from conformance.paths import OPENAPI_DESCRIPTION, SHIPPED_PROFILES
 # The resource servers of the authorization seed (part 4) that take its tokens.
 RESOURCE_SERVERS = ("filing", "inquiry")
 # The samples the address scenario checks start from: what each must be (its contract).
+# One capability each, so that data without one takes down only the checks that need it
+# (README "Samples" lists which checks need which).
 ADDRESS_SAMPLES = {
     "nummeraanduiding": "a current main address without letter or addition, whose postcode and huisnummer "
                         "also have a variant with a letter and one with an addition (exacteMatch)",
     "nummeraanduiding_nevenadres": "a side address (indicatieNevenadres)",
     "nummeraanduiding_eindstatus": "an address with an end status, returned only with inclusiefEindStatus=true",
-    "verblijfsobject": "a current accommodation object with a main and a side address, in two buildings, "
-                       "with gebruiksdoelen and oppervlakte",
+    "verblijfsobject": "a current accommodation object with a main address",
+    "verblijfsobject_nevenadres": "a current accommodation object with a side address (heeftAlsNevenAdres)",
+    "verblijfsobject_panden": "a current accommodation object in two or more buildings (maaktDeelUitVan)",
     "ligplaats": "a current berth",
     "standplaats": "a current pitch",
     "adresseerbaarobject_eindstatus": "an addressable object with an end status",
@@ -41,7 +44,11 @@ ADDRESS_SAMPLES = {
     "pand": "a building with at least 45 accommodation objects (pagination)",
     "openbareruimte": "a public space with at least 25 addresses",
     "woonplaats": "a residence place id (4 digits)",
-    "bbox": "x1,y1,x2,y2 of at most 250000 m2 holding at least one object of each kind",
+    "bbox": "x1,y1,x2,y2 of at most 250000 m2 holding at least one addressable object",
+    "bbox_ligplaats": "x1,y1,x2,y2 of at most 250000 m2 holding at least one berth (ligplaats)",
+    "bbox_standplaats": "x1,y1,x2,y2 of at most 250000 m2 holding at least one pitch (standplaats)",
+    "bbox_verblijfsobject": "x1,y1,x2,y2 of at most 250000 m2 holding an accommodation object with "
+                            "gebruiksdoelen and oppervlakte",
     "unknown_adresseerbaarobject": "a well-formed addressable-object id that does not exist",
     "unknown_nummeraanduiding": "a well-formed nummeraanduiding id that does not exist",
 }
@@ -95,6 +102,9 @@ PROFILE_SCHEMA: dict[str, Any] = {
                     "required": ["mock", "secrets"],
                     "properties": {
                         "mock": {"type": "boolean"},
+                        # Which data the local mock serves: "ordinary" has no object in two
+                        # buildings and no box holding all three kinds (tests of sparse data).
+                        "mock_data": {"type": "string", "enum": ["full", "ordinary"]},
                         "base_url": {"type": "string", "pattern": "^https?://"},
                         "openapi": {"type": "string", "minLength": 1},
                         "timeout_s": {"type": "number", "exclusiveMinimum": 0},
@@ -320,6 +330,7 @@ class AddressService:
     registry_prefix: str = "Registry-"
     api_key_header: str = "X-Api-Key"
     samples: dict[str, str] = field(default_factory=dict)
+    mock_data: str = "full"  # the local mock's data set: "full" or "ordinary"
     # [services.address.samples_verified]: sample -> the value discover verified, and "at".
     samples_verified: dict[str, str] = field(default_factory=dict)
     # Paths (relative to base_url) the restricted key may not use, a deployment fact (the
@@ -479,6 +490,7 @@ def _build(raw: dict[str, Any], path: Path) -> Profile:
             registry_prefix=headers.get("registry_prefix", "Registry-"),
             api_key_header=headers.get("api_key", "X-Api-Key"),
             samples=dict(svc.get("samples", {})),
+            mock_data=svc.get("mock_data", "full"),
             samples_verified=dict(svc.get("samples_verified", {})),
             verify_samples=bool(svc.get("verify_samples", True)),
             restricted_paths=tuple(

@@ -32,6 +32,8 @@ DESIGN_SAMPLE_KEYS = {
     "nummeraanduiding_nevenadres",
     "nummeraanduiding_eindstatus",
     "verblijfsobject",
+    "verblijfsobject_nevenadres",
+    "verblijfsobject_panden",
     "ligplaats",
     "standplaats",
     "adresseerbaarobject_eindstatus",
@@ -41,6 +43,9 @@ DESIGN_SAMPLE_KEYS = {
     "openbareruimte",
     "woonplaats",
     "bbox",
+    "bbox_ligplaats",
+    "bbox_standplaats",
+    "bbox_verblijfsobject",
     "unknown_adresseerbaarobject",
     "unknown_nummeraanduiding",
 }

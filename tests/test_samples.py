@@ -62,7 +62,7 @@ def test_discover_finds_every_sample_and_they_pass_validation(tmp_path: Path, mo
     profile_file = vendor_profile(tmp_path / "vendor.toml", url, {"pand": "1951100000000101"})  # holds 4 objects
     proc = cli("discover", "--profile", str(profile_file), key=key)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "15 of 15 samples found" in proc.stdout
+    assert f"{len(ADDRESS_SAMPLES)} of {len(ADDRESS_SAMPLES)} samples found" in proc.stdout
     assert "the profile's pand = 1951100000000101 is not taken: it holds 4 addressable objects" in proc.stdout
     text = profile_file.read_text()
     assert text.startswith("# a vendor's profile, as a user writes it")  # the rest of the file stays
@@ -202,7 +202,7 @@ def test_a_server_that_breaks_http_ends_the_validation() -> None:
     profile = load_profile(str(REPO_ROOT / "conformance" / "shipped_profiles" / "local-mock.toml"))
     profile.address.samples.update({"nummeraanduiding": "1", "verblijfsobject": "2", "pand": "3"})
     lines: list[str] = []
-    assert validate(profile, broken, log=lines.append) == []
+    assert validate(profile, broken, log=lines.append) == {}  # nothing judged, so nothing changed
     assert len(calls) == 1, "one unanswered request is enough"
     assert "samples not verified" in lines[0]
 

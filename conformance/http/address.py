@@ -25,6 +25,8 @@ SAMPLE_LOOKUPS: dict[str, tuple[str, dict[str, str]]] = {
     "nummeraanduiding_nevenadres": (_ADDRESS, {}),
     "nummeraanduiding_eindstatus": (_ADDRESS, {"inclusiefEindStatus": "true"}),
     "verblijfsobject": (_OBJECT, {}),
+    "verblijfsobject_nevenadres": (_OBJECT, {}),
+    "verblijfsobject_panden": (_OBJECT, {}),
     "ligplaats": (_OBJECT, {}),
     "standplaats": (_OBJECT, {}),
     "adresseerbaarobject_eindstatus": (_OBJECT, {}),
@@ -81,6 +83,7 @@ class AddressApi:
             on_response=self._guard_quota,
             limits=limits.http(),
             retry_rate_limited=True,  # a 429 is waited out: the rate limit decides no check but its own
+            on_exchange=self._judge_schema,
         )
         # The checks that provoke 429 on purpose (floods) use their own keys, unpaced and
         # never retried, while everything else stays paced.
@@ -92,7 +95,16 @@ class AddressApi:
             timeout_s=service.timeout_s,
             default_headers={"Accept": "application/hal+json"},
             limits=limits.http(),
+            on_exchange=self._judge_schema,
         )
+
+    def _judge_schema(self, exchange: Exchange) -> None:
+        """Every answer, whoever asked (a check, fuzzing, sample validation, discovery), is
+        judged against its operation's response schema while a run watches
+        (conformance/openapi/responses.py; check address.response.schema_valid)."""
+        from conformance.openapi import responses
+
+        responses.observe(self.service, self.base_url, exchange)
 
     def close(self) -> None:
         self._client.close()

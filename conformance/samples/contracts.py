@@ -13,6 +13,7 @@ Verification uses only ordinary read-only queries of seed part 4, through the ca
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -214,23 +215,30 @@ def _object_of_kind(kind: str) -> Callable[[Get, str, dict[str, str]], str]:
     return verify
 
 
+def _vbo_summary(data: dict[str, Any]) -> str:
+    side, panden = len(E.side_addresses(data)), len(E.buildings(data))
+    return (f"a current verblijfsobject (status {status_of(data)}) with a main address, {side} side address(es), "
+            f"in {panden} building(s)")
+
+
 def _verblijfsobject(get: Get, value: str, samples: dict[str, str]) -> str:
     data = _current_object(get, value, "verblijfsobject")
-    missing = []
     if not E.main_address(data):
-        missing.append("a main address (heeftAlsHoofdAdres)")
-    if not E.side_addresses(data):
-        missing.append("a side address (heeftAlsNevenAdres)")
-    if len(E.buildings(data)) < 2:
-        missing.append(f"two buildings (maaktDeelUitVan has {len(E.buildings(data))})")
-    if not E.gebruiksdoelen(data):
-        missing.append("gebruiksdoelen")
-    if E.oppervlakte(data) is None:
-        missing.append("oppervlakte")
-    if missing:
-        raise Lacks("has no " + ", no ".join(missing))
-    return (f"a current verblijfsobject (status {status_of(data)}), main and {len(E.side_addresses(data))} side address(es), in {len(E.buildings(data))} "
-            f"buildings, gebruiksdoelen {', '.join(E.gebruiksdoelen(data))}, oppervlakte {E.oppervlakte(data)}")
+        raise Lacks("has no main address (heeftAlsHoofdAdres)")
+    return _vbo_summary(data)
+
+
+def _verblijfsobject_with(what: str, count: Callable[[dict[str, Any]], int], least: int
+                          ) -> Callable[[Get, str, dict[str, str]], str]:
+    """A current verblijfsobject with a main address and at least `least` of `what`."""
+    def verify(get: Get, value: str, samples: dict[str, str]) -> str:
+        data = _current_object(get, value, "verblijfsobject")
+        if not E.main_address(data):
+            raise Lacks("has no main address (heeftAlsHoofdAdres)")
+        if count(data) < least:
+            raise Lacks(f"has {count(data)} {what}, fewer than {least}")
+        return _vbo_summary(data)
+    return verify
 
 
 def _object_eindstatus(get: Get, value: str, samples: dict[str, str]) -> str:
@@ -290,22 +298,40 @@ def _woonplaats(get: Get, value: str, samples: dict[str, str]) -> str:
     return "4 digits (the seed has no lookup of a residence place to verify more)"
 
 
-def _bbox(get: Get, value: str, samples: dict[str, str]) -> str:
+def _box(value: str) -> float:
+    """The area of a well-formed bbox of at most 250000 m2 (else the sample lacks)."""
     try:
         x1, y1, x2, y2 = (float(v) for v in value.split(","))
     except ValueError:
         raise Lacks("is not x1,y1,x2,y2") from None
-    area = (x2 - x1) * (y2 - y1)
     if x2 <= x1 or y2 <= y1:
         raise Lacks("does not run from lower left to upper right")
+    area = (x2 - x1) * (y2 - y1)
     if area > BBOX_MAX_AREA_M2:
         raise Lacks(f"covers {area:.0f} m2, more than {BBOX_MAX_AREA_M2}")
-    found = items(get, "/adresseerbareobjecten", [("bbox", value)], "adresseerbareObjecten", pages=10)
-    kinds = {_read("bbox", lambda i=i: E.object_type(i)) for i in found}
-    missing = [k for k in E.OBJECT_TYPES if k not in kinds]
-    if missing:
-        raise Lacks("holds no " + " and no ".join(missing))
-    return f"{area:.0f} m2 holding {len(found)} objects of all three kinds"
+    return area
+
+
+def _bbox_holding(kind: str | None) -> Callable[[Get, str, dict[str, str]], str]:
+    """A bbox of at most 250000 m2 with an object of `kind` (any kind: None); for
+    verblijfsobject, one with gebruiksdoelen and oppervlakte (the filters' checks need it)."""
+    def verify(get: Get, value: str, samples: dict[str, str]) -> str:
+        area = _box(value)
+        # No type filter: a check judges that filter, so a sample must not depend on it.
+        found = items(get, "/adresseerbareobjecten", [("bbox", value)], "adresseerbareObjecten", pages=10)
+        kinds = [_read("bbox", lambda i=i: E.object_type(i)) for i in found]
+        if kind == "verblijfsobject":
+            found = [i for i, k in zip(found, kinds, strict=True)
+                     if k == kind and E.gebruiksdoelen(i) and E.oppervlakte(i) is not None]
+            if not found:
+                raise Lacks("holds no verblijfsobject with gebruiksdoelen and oppervlakte")
+        elif kind is not None and kind not in kinds:
+            raise Lacks(f"holds no {kind}")
+        elif not found:
+            raise Lacks("holds no addressable object")
+        held = ", ".join(f"{n} {k}" for k, n in sorted(Counter(kinds).items()))
+        return f"{area:.0f} m2 holding {held}"
+    return verify
 
 
 def _unknown(path: str, id_field: Callable[[dict[str, Any]], Any]) -> Callable[[Get, str, dict[str, str]], str]:
@@ -337,6 +363,8 @@ CONTRACTS: dict[str, Callable[[Get, str, dict[str, str]], str]] = {
     "nummeraanduiding_nevenadres": _nevenadres,
     "nummeraanduiding_eindstatus": _address_eindstatus,
     "verblijfsobject": _verblijfsobject,
+    "verblijfsobject_nevenadres": _verblijfsobject_with("side address(es)", lambda d: len(E.side_addresses(d)), 1),
+    "verblijfsobject_panden": _verblijfsobject_with("building(s)", lambda d: len(E.buildings(d)), 2),
     "ligplaats": _object_of_kind("ligplaats"),
     "standplaats": _object_of_kind("standplaats"),
     "adresseerbaarobject_eindstatus": _object_eindstatus,
@@ -345,7 +373,10 @@ CONTRACTS: dict[str, Callable[[Get, str, dict[str, str]], str]] = {
     "pand": _pand,
     "openbareruimte": _openbareruimte,
     "woonplaats": _woonplaats,
-    "bbox": _bbox,
+    "bbox": _bbox_holding(None),
+    "bbox_ligplaats": _bbox_holding("ligplaats"),
+    "bbox_standplaats": _bbox_holding("standplaats"),
+    "bbox_verblijfsobject": _bbox_holding("verblijfsobject"),
     "unknown_adresseerbaarobject": _unknown("/adresseerbareobjecten/{}", E.object_id),
     "unknown_nummeraanduiding": _unknown("/adressen/{}", lambda d: d.get("nummeraanduidingIdentificatie")),
 }

@@ -47,6 +47,7 @@ class Harvest:
     addresses: dict[str, dict[str, Any]] = field(default_factory=dict)
     objects: dict[str, dict[str, Any]] = field(default_factory=dict)
     full_squares: list[str] = field(default_factory=list)   # bboxes holding all three kinds
+    squares: dict[str, list[str]] = field(default_factory=dict)  # kind -> bboxes holding it
     ended_addresses: list[str] = field(default_factory=list)
     streets_walked: set[str] = field(default_factory=set)
     streets_ended: set[str] = field(default_factory=set)
@@ -112,6 +113,8 @@ class Discovery:
             with _quiet():
                 self.harvest.objects.setdefault(E.object_id(item), item)
                 kinds.add(E.object_type(item))
+        for kind in kinds:
+            self.harvest.squares.setdefault(kind, []).append(box)
         if kinds >= set(E.OBJECT_TYPES):
             self.harvest.full_squares.append(box)
 
@@ -142,7 +145,9 @@ class Discovery:
     def _enough(self) -> bool:
         objs = list(self.harvest.objects.values())
         kinds = Counter(E.object_type(o) for o in objs)
-        return (bool(self.harvest.full_squares) and all(kinds[k] for k in E.OBJECT_TYPES)
+        # A box holding each kind (one for all three is best, one per kind will do).
+        return ((bool(self.harvest.full_squares) or all(self.harvest.squares.get(k) for k in E.OBJECT_TYPES))
+                and all(kinds[k] for k in E.OBJECT_TYPES)
                 and any(C.status_of(o) in C.END_STATUSES for o in objs)
                 and any(_versie(o) >= C.HISTORY_MIN_OCCURRENCES for o in objs)
                 and max(self._building_counts().values(), default=0) >= C.PAND_MIN_OBJECTS)
@@ -193,6 +198,12 @@ class Discovery:
         return current
 
 
+def _richness(item: dict[str, Any]) -> tuple[bool, bool, bool]:
+    """How much of what the verblijfsobject checks look at an object has."""
+    return (bool(_safe(E.side_addresses, item, [])), len(_safe(E.buildings, item, [])) >= 2,
+            bool(_safe(E.gebruiksdoelen, item, [])) and _safe(E.oppervlakte, item, None) is not None)
+
+
 def _versie(item: dict[str, Any]) -> int:
     value = _safe(E.voorkomen, item, {}).get("versie")
     return value if isinstance(value, int) else int(value) if isinstance(value, str) and value.isdigit() else 0
@@ -226,11 +237,13 @@ def candidates(d: Discovery, name: str, found: dict[str, str]) -> Iterator[str]:
             if _safe(E.object_type, o, None) == kind and (C.is_current(o) if current else True):
                 yield E.object_id(o)
 
-    if name == "verblijfsobject":
-        for o in objs:
-            if (_safe(E.object_type, o, None) == "verblijfsobject" and C.is_current(o) and E.side_addresses(o)
-                    and len(E.buildings(o)) >= 2 and E.gebruiksdoelen(o) and E.oppervlakte(o) is not None):
-                yield E.object_id(o)
+    if name in ("verblijfsobject", "verblijfsobject_nevenadres", "verblijfsobject_panden"):
+        vbos = [o for o in objs if _safe(E.object_type, o, None) == "verblijfsobject" and C.is_current(o)
+                and _safe(E.main_address, o, None)]
+        wanted = {"verblijfsobject_nevenadres": lambda o: _safe(E.side_addresses, o, []),
+                  "verblijfsobject_panden": lambda o: len(_safe(E.buildings, o, [])) >= 2}.get(name, lambda o: True)
+        # The richest first: the checks starting from `verblijfsobject` judge more with it.
+        yield from (E.object_id(o) for o in sorted((o for o in vbos if wanted(o)), key=_richness, reverse=True))
     elif name in ("ligplaats", "standplaats"):
         yield from of_kind(name)
     elif name == "adresseerbaarobject_eindstatus":
@@ -243,7 +256,9 @@ def candidates(d: Discovery, name: str, found: dict[str, str]) -> Iterator[str]:
     elif name == "pand":
         yield from (b for b, n in d._building_counts().most_common() if n >= 10)
     elif name == "bbox":
-        yield from h.full_squares
+        yield from dict.fromkeys([*h.full_squares, *(b for boxes in h.squares.values() for b in boxes)])
+    elif name.startswith("bbox_"):
+        yield from dict.fromkeys([*h.full_squares, *h.squares.get(name.removeprefix("bbox_"), [])])
     elif name == "nummeraanduiding_nevenadres":
         yield from (s for o in objs for s in _safe(E.side_addresses, o, []))
     elif name in ("openbareruimte", "woonplaats", "nummeraanduiding", "nummeraanduiding_eindstatus"):
@@ -288,8 +303,9 @@ def _history_days(d: Discovery, subject: str | None) -> Iterator[str]:
 
 # Order matters: historie_datum dates the history sample; the unknown ids take the form of found ones.
 ORDER = (
-    "verblijfsobject", "ligplaats", "standplaats", "adresseerbaarobject_eindstatus", "adresseerbaarobject_historie",
-    "historie_datum", "pand", "bbox", "nummeraanduiding_nevenadres", "openbareruimte", "woonplaats",
+    "verblijfsobject", "verblijfsobject_nevenadres", "verblijfsobject_panden", "ligplaats", "standplaats",
+    "adresseerbaarobject_eindstatus", "adresseerbaarobject_historie", "historie_datum", "pand",
+    "bbox", "bbox_ligplaats", "bbox_standplaats", "bbox_verblijfsobject", "nummeraanduiding_nevenadres", "openbareruimte", "woonplaats",
     "nummeraanduiding", "nummeraanduiding_eindstatus", "unknown_adresseerbaarobject", "unknown_nummeraanduiding",
 )
 

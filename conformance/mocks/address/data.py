@@ -13,8 +13,24 @@ The geography is fictional but lies in RD New (EPSG:28992) at realistic Dutch
 coordinates, each woonplaats within a few kilometres. Statuses, gebruiksdoelen and
 identifier formats follow shared/reference/bag-api.md section 2.
 
+Two data sets come from the same generator, chosen per mock instance (the profile's
+`services.address.mock_data`), each cached in its own file:
+
+* "full" (FULL): every sample of WELL_KNOWN, edge cases included; some accommodation
+  objects lie in two buildings, and the showcase's BBOX holds objects of all three kinds;
+* "ordinary" (ORDINARY): what a deployment with ordinary data looks like. It draws the
+  same random stream, so it holds the same objects with the same identifiers and
+  attributes, with two differences: every accommodation object lies in exactly one
+  building (its first; the other building stays in the register without accommodation
+  objects), and berths and pitches lie a kilometre or more from every accommodation
+  object and from each other (berths north-west or west of a place's streets, pitches
+  south-east or east), so no box of at most 250 000 m2 holds an object of each kind.
+  `well_known(ORDINARY)` (ORDINARY_WELL_KNOWN) gives its samples: no
+  `verblijfsobject_panden`, and a box per kind.
+
 Bump GENERATOR_VERSION whenever the generated content changes: cached databases are
-rebuilt when their `meta` table holds another version.
+rebuilt when their `meta` table holds another version (an ordinary database also records
+`data_set`; a file without that row holds the full set).
 """
 
 from __future__ import annotations
@@ -35,6 +51,17 @@ from conformance.paths import CACHE_DIR_ENV, cache_dir  # noqa: F401 - CACHE_DIR
 
 GENERATOR_VERSION = "1"
 SEED = 289922092
+
+# The data sets (see the module docstring); the profile's services.address.mock_data.
+FULL = "full"
+ORDINARY = "ordinary"
+DATA_SETS: tuple[str, ...] = (FULL, ORDINARY)
+
+
+def _check_data_set(data_set: str) -> str:
+    if data_set not in DATA_SETS:
+        raise ValueError(f"unknown address mock data set {data_set!r} (one of {', '.join(DATA_SETS)})")
+    return data_set
 
 # --------------------------------------------------------------------------------------
 # Enumerations (bag-api.md 2.2, 2.4)
@@ -251,6 +278,8 @@ WELL_KNOWN: dict[str, str] = {
     "nummeraanduiding_nevenadres": NA_MARKTPLEIN_3,
     "nummeraanduiding_eindstatus": NA_KERKSTRAAT_24,
     "verblijfsobject": VBO_KERKSTRAAT_20,
+    "verblijfsobject_nevenadres": VBO_KERKSTRAAT_20,
+    "verblijfsobject_panden": VBO_KERKSTRAAT_20,
     "ligplaats": LIG_KERKGRACHT_1,
     "standplaats": STA_DE_BRINK_1,
     "adresseerbaarobject_eindstatus": VBO_KERKSTRAAT_28,
@@ -260,9 +289,42 @@ WELL_KNOWN: dict[str, str] = {
     "openbareruimte": OR_BURGEMEESTER,
     "woonplaats": WP_AMSTELVEER,
     "bbox": BBOX,
+    "bbox_ligplaats": BBOX,
+    "bbox_standplaats": BBOX,
+    "bbox_verblijfsobject": BBOX,
     "unknown_adresseerbaarobject": ident(_A, "01", 9_999_999_999),
     "unknown_nummeraanduiding": ident(_A, "20", 9_999_999_999),
 }
+
+# Where the showcase's berths and pitches lie (lower left of the first; RD metres): in the
+# full data set inside BBOX, next to Kerkstraat; in the ordinary one a kilometre west and
+# a kilometre east (and 1.8 km south) of every accommodation object of Amstelveer.
+_FIXTURE_BERTHS = {FULL: (_SX + 400, _SY + 44), ORDINARY: (_SX - 1540, _SY + 44)}
+_FIXTURE_PITCHES = {FULL: (_SX + 440, _SY + 75), ORDINARY: (_SX + 1680, _SY - 1800)}
+
+# The ordinary data set's boxes per kind (300 m x 200 m each). BBOX itself then holds
+# accommodation objects only (Kerkstraat 12-38, the samples among them).
+ORDINARY_BBOX_LIGPLAATS = f"{_SX - 1600:.0f},{_SY - 50:.0f},{_SX - 1300:.0f},{_SY + 150:.0f}"
+ORDINARY_BBOX_STANDPLAATS = f"{_SX + 1600:.0f},{_SY - 1900:.0f},{_SX + 1900:.0f},{_SY - 1700:.0f}"
+
+
+def well_known(data_set: str = FULL) -> dict[str, str]:
+    """The samples a user would discover in a data set (a fresh dict).
+
+    Full: WELL_KNOWN. Ordinary: the same identifiers (Kerkstraat 20 is the
+    `verblijfsobject` still, now in one building), no `verblijfsobject_panden` (no object
+    lies in two buildings), BBOX holding accommodation objects, and a box per kind."""
+    samples = dict(WELL_KNOWN)
+    if _check_data_set(data_set) == ORDINARY:
+        samples.pop("verblijfsobject_panden", None)
+        samples["bbox"] = BBOX
+        samples["bbox_verblijfsobject"] = BBOX
+        samples["bbox_ligplaats"] = ORDINARY_BBOX_LIGPLAATS
+        samples["bbox_standplaats"] = ORDINARY_BBOX_STANDPLAATS
+    return samples
+
+
+ORDINARY_WELL_KNOWN: dict[str, str] = well_known(ORDINARY)
 
 # Further fixed objects for the mock's own tests and for scenario authors; not part of
 # the design's sample table, so profiles need not repeat them.
@@ -633,8 +695,12 @@ _POSTCODE_LETTERS = "ABCDEFGHJKLMNPRTVWXZ"
 class _World:
     """Collects records; allocates bulk identifiers and postcodes deterministically."""
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, data_set: str = FULL) -> None:
         self.rng = rng
+        self.data_set = _check_data_set(data_set)
+        # The ordinary data set: one building per accommodation object, and berths and
+        # pitches far from the rest. The random stream is the same for both data sets.
+        self.ordinary = data_set == ORDINARY
         self.woonplaatsen: list[WoonplaatsRecord] = []
         self.openbare_ruimten: list[OpenbareRuimteRecord] = []
         self.nummeraanduidingen: list[NummeraanduidingRecord] = []
@@ -920,7 +986,7 @@ def _build_kerkstraat(world: _World) -> None:
         world,
         109,
         na(109, 20),
-        (p20, p20b),
+        (p20,) if world.ordinary else (p20, p20b),
         r20,
         _in_use(245, WINKELFUNCTIE, WOONFUNCTIE),
         nevenadressen=(neven,),
@@ -969,7 +1035,9 @@ def _build_kerkstraat(world: _World) -> None:
     # A current object in a current building and a demolished annex.
     p34, r34 = pand(111, 510, 10)
     annex, _ = pand(110, 510, 10, status=PAND_GESLOOPT, bouwjaar=1955, y=y0 - 12, height=12)
-    _fixture_vbo(world, 114, na(116, 34), (p34, annex), r34, _in_use(140, WOONFUNCTIE))
+    _fixture_vbo(
+        world, 114, na(116, 34), (p34,) if world.ordinary else (p34, annex), r34, _in_use(140, WOONFUNCTIE)
+    )
 
     # Polygon geometry, and the smallest area with `overige gebruiksfunctie`.
     p36, r36 = pand(112, 520, 15, bouwjaar=1932)
@@ -1008,6 +1076,8 @@ def _build_flat(world: _World) -> None:
 
 def _build_berths_and_pitches(world: _World) -> None:
     """Kerkgracht's berths 1-6 (6 withdrawn) and De Brink's pitches 1-5 (5 without postcode)."""
+    berth_x, berth_y = _FIXTURE_BERTHS[world.data_set]
+    pitch_x, pitch_y = _FIXTURE_PITCHES[world.data_set]
     for number in range(1, 7):
         address = world.add_nummeraanduiding(
             _A,
@@ -1026,7 +1096,7 @@ def _build_berths_and_pitches(world: _World) -> None:
             LIGPLAATS,
             address,
             states,
-            ring=_rect(_SX + 400 + (number - 1) * 24, _SY + 44, 20, 5.5),
+            ring=_rect(berth_x + (number - 1) * 24, berth_y, 20, 5.5),
             identificatie=ident(_A, "02", 100 + number),
         )
     for number in range(1, 6):
@@ -1044,7 +1114,7 @@ def _build_berths_and_pitches(world: _World) -> None:
             STANDPLAATS,
             address,
             [AoState(PLAATS_AANGEWEZEN, date(2010, 2, 1))],
-            ring=_rect(_SX + 440 + (number - 1) * 18, _SY + 75, 12, 8),
+            ring=_rect(pitch_x + (number - 1) * 18, pitch_y, 12, 8),
             identificatie=ident(_A, "03", 100 + number),
         )
 
@@ -1387,7 +1457,7 @@ def _plot_across_two_buildings(world: _World, side: _Side) -> tuple[float, int]:
         world,
         side,
         fate,
-        (pand_a, pand_b),
+        (pand_a,) if world.ordinary else (pand_a, pand_b),
         first,
         side.number,
         postcode,
@@ -1468,12 +1538,19 @@ def _build_streets(world: _World, plan: _PlacePlan) -> None:
         _build_side(world, _Side(code, street, digits, y, 1, 1, x0, era), plots)
         _build_side(world, _Side(code, street, digits, y, 2, -1, x0, era), plots + rng.randint(-2, 2))
     digits = plan.postcode_digits + 7
+    # The streets' plots lie within about cx-900..cx+400, cy-840..cy+690. Full: berths
+    # and pitches just north of them. Ordinary: berths north-west, pitches south-east,
+    # each a kilometre or more from the plots and from each other.
+    if world.ordinary:
+        (berth_x, berth_y), (pitch_x, pitch_y) = (cx - 1300, cy + 1700), (cx + 300, cy - 1950)
+    else:
+        (berth_x, berth_y), (pitch_x, pitch_y) = (cx - 600, cy + 800), (cx + 300, cy + 1000)
     for index, naam in enumerate(plan.water):
         water = world.add_openbare_ruimte(code, naam, "Water", plan.identificatie, plan.begin)
-        _build_berths(world, code, water, digits, cx - 600, cy + 800 + index * 70)
+        _build_berths(world, code, water, digits, berth_x, berth_y + index * 70)
     for index, naam in enumerate(plan.terrain):
         terrain = world.add_openbare_ruimte(code, naam, "Terrein", plan.identificatie, plan.begin)
-        _build_pitches(world, code, terrain, digits, cx + 300 + index * 150, cy + 1000)
+        _build_pitches(world, code, terrain, digits, pitch_x + index * 150, pitch_y)
     for naam, type_ in plan.unaddressed:
         world.add_openbare_ruimte(code, naam, type_, plan.identificatie, plan.begin)
 
@@ -1493,8 +1570,8 @@ def _build_withdrawn_street(world: _World) -> None:
     _build_side(world, _Side(code, street, 3019, 435500.0, 1, 1, 90500.0, 1905), 6)
 
 
-def _build_world(seed: int = SEED) -> _World:
-    world = _World(random.Random(seed))
+def _build_world(seed: int = SEED, data_set: str = FULL) -> _World:
+    world = _World(random.Random(seed), data_set)
     for plan in _PLACES:
         world.add_woonplaats(plan)
     _build_fixtures(world)
@@ -1655,7 +1732,10 @@ def _write_objects(conn: sqlite3.Connection, objects: list[AoRecord]) -> None:
 
 def _write(conn: sqlite3.Connection, world: _World) -> None:
     conn.executescript(SCHEMA)
-    _insert(conn, "meta", [("generator_version", GENERATOR_VERSION), ("seed", str(SEED))])
+    meta = [("generator_version", GENERATOR_VERSION), ("seed", str(SEED))]
+    if world.data_set != FULL:  # the full set's file stays as it always was
+        meta.append(("data_set", world.data_set))
+    _insert(conn, "meta", meta)
     _insert(conn, "eindstatus", [(s,) for s in sorted(END_STATUSES)])
     _insert(
         conn,
@@ -1723,9 +1803,9 @@ def _write(conn: sqlite3.Connection, world: _World) -> None:
     _write_objects(conn, world.objects)
 
 
-def build_database(path: Path) -> Path:
-    """Write a fresh database to `path` (which must not hold another database)."""
-    world = _build_world()
+def build_database(path: Path, data_set: str = FULL) -> Path:
+    """Write a fresh database of `data_set` to `path` (which must not hold another database)."""
+    world = _build_world(data_set=data_set)
     conn = sqlite3.connect(path)
     try:
         # A throw-away build: durability buys nothing, speed matters.
@@ -1738,8 +1818,8 @@ def build_database(path: Path) -> Path:
     return path
 
 
-def stored_version(path: Path) -> str | None:
-    """The generator version recorded in a database file, or None if unreadable."""
+def _stored_meta(path: Path) -> dict[str, str] | None:
+    """The `meta` table of a database file, or None if unreadable."""
     if not path.is_file():
         return None
     try:
@@ -1747,34 +1827,51 @@ def stored_version(path: Path) -> str | None:
     except sqlite3.Error:
         return None
     try:
-        row = conn.execute("SELECT value FROM meta WHERE key = 'generator_version'").fetchone()
+        return dict(conn.execute("SELECT key, value FROM meta").fetchall())
     except sqlite3.Error:
         return None
     finally:
         conn.close()
-    return row[0] if row else None
 
 
-def ensure_database(path: Path) -> Path:
-    """Build the database at `path` unless it exists at GENERATOR_VERSION; return `path`.
+def stored_version(path: Path) -> str | None:
+    """The generator version recorded in a database file, or None if unreadable."""
+    meta = _stored_meta(path)
+    return meta.get("generator_version") if meta is not None else None
+
+
+def stored_data_set(path: Path) -> str | None:
+    """The data set a database file holds (no `data_set` row: FULL), or None if unreadable."""
+    meta = _stored_meta(path)
+    return meta.get("data_set", FULL) if meta is not None else None
+
+
+def ensure_database(path: Path, data_set: str = FULL) -> Path:
+    """Build the database at `path` unless it holds `data_set` at GENERATOR_VERSION; return `path`.
 
     The file is written under a temporary name in the same folder and renamed into place,
     so a concurrent caller sees either the old file, no file, or the complete new one.
     """
     path = Path(path)
-    if stored_version(path) == GENERATOR_VERSION:
+    _check_data_set(data_set)
+    meta = _stored_meta(path)
+    if meta is not None and meta.get("generator_version") == GENERATOR_VERSION and (
+        meta.get("data_set", FULL) == data_set
+    ):
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
-        build_database(Path(temporary))
+        build_database(Path(temporary), data_set)
         os.replace(temporary, path)
     finally:
         Path(temporary).unlink(missing_ok=True)
     return path
 
 
-def default_database_path() -> Path:
-    """`address-mock-<version>.sqlite` in the cache directory (conformance.paths.cache_dir)."""
-    return cache_dir() / f"address-mock-{GENERATOR_VERSION}.sqlite"
+def default_database_path(data_set: str = FULL) -> Path:
+    """`address-mock-<version>.sqlite` (full) or `address-mock-<version>-<data set>.sqlite`
+    in the cache directory (conformance.paths.cache_dir): the data sets never share a file."""
+    suffix = "" if _check_data_set(data_set) == FULL else f"-{data_set}"
+    return cache_dir() / f"address-mock-{GENERATOR_VERSION}{suffix}.sqlite"

@@ -55,9 +55,16 @@ def search_all(api, params: list[tuple[str, str]]) -> list[dict[str, Any]]:
     return E.collect(api.get, OBJECTS, params, "adresseerbareObjecten")
 
 
-def bbox_param(api) -> tuple[E.Box, tuple[str, str]]:
-    box = E.parse_bbox(api.sample("bbox"))
+def bbox_param(api, name: str = "bbox") -> tuple[E.Box, tuple[str, str]]:
+    """A sample bbox (README "Samples": `bbox` holds some object, `bbox_<kind>` that kind)."""
+    box = E.parse_bbox(api.sample(name))
     return box, ("bbox", E.format_bbox(box))
+
+
+def vbo_sample_for(expand: str) -> str:
+    """The verblijfsobject sample an expand check starts from: one with a side address
+    when heeftAlsNevenAdres is to be embedded, else any."""
+    return "verblijfsobject_nevenadres" if "heeftAlsNevenAdres" in expand.split(",") else "verblijfsobject"
 
 
 def relation_ids(data: dict[str, Any]) -> dict[str, list[str]]:
@@ -76,8 +83,8 @@ def check_embedded(item: dict[str, Any], expand: str, related: dict[str, list[st
 
 
 def first_vbo_with(api, attribute) -> dict[str, Any]:
-    """A verblijfsobject of the sample box for which `attribute(item)` is truthy."""
-    _, bbox = bbox_param(api)
+    """A verblijfsobject of the sample box bbox_verblijfsobject for which `attribute(item)` is truthy."""
+    _, bbox = bbox_param(api, "bbox_verblijfsobject")
     found = search_all(api, [bbox, ("type", "verblijfsobject")])
     chosen = [i for i in found if E.object_type(i) == "verblijfsobject" and attribute(i)]
     expect(bool(chosen), "the sample box holds no verblijfsobject with the attribute needed", actual=len(found))
@@ -165,9 +172,9 @@ def test_bbox_corner_order(address_api, observe) -> None:
 @pytest.mark.parametrize("kind", E.OBJECT_TYPES)
 @pytest.mark.check("address.adresseerbareobjecten.type_filter")
 def test_type_filter(address_api, kind: str) -> None:
-    _, bbox = bbox_param(address_api)
+    _, bbox = bbox_param(address_api, f"bbox_{kind}")
     found = search_all(address_api, [bbox, ("type", kind)])
-    E.non_empty(found, f"the sample bbox holds a {kind}")
+    E.non_empty(found, f"the sample bbox_{kind} holds a {kind}")
     E.objects_of_type(found, kind)
 
 
@@ -177,7 +184,7 @@ def test_gebruiksdoelen_filter(address_api) -> None:
     held = E.gebruiksdoelen(vbo)
     other = next((d for d in GEBRUIKSDOELEN if d not in held), None)
     wanted = [held[0]] + ([other] if other else [])
-    _, bbox = bbox_param(address_api)
+    _, bbox = bbox_param(address_api, "bbox_verblijfsobject")
     found = search_all(address_api, [bbox, ("gebruiksdoelen", ",".join(wanted))])
     E.objects_have_purpose(found, wanted)
     E.includes(E.object_ids(found), E.object_id(vbo), f"a verblijfsobject with purpose {held[0]}")
@@ -218,7 +225,7 @@ def test_oppervlakte_filter(address_api) -> None:
     vbo = first_vbo_with(address_api, E.oppervlakte)
     area = E.oppervlakte(vbo)
     assert area is not None
-    _, bbox = bbox_param(address_api)
+    _, bbox = bbox_param(address_api, "bbox_verblijfsobject")
     for low, high in ((area, area), (area, None), (None, area)):
         params = [bbox] + [(f"oppervlakte[{k}]", str(v)) for k, v in (("min", low), ("max", high)) if v is not None]
         found = search_all(address_api, params)
@@ -228,12 +235,12 @@ def test_oppervlakte_filter(address_api) -> None:
 
 @pytest.mark.check("address.adresseerbareobjecten.oppervlakte_excludes_berths_pitches")
 def test_oppervlakte_excludes_berths_pitches(address_api) -> None:
-    _, bbox = bbox_param(address_api)
     for kind in ("ligplaats", "standplaats"):
+        _, bbox = bbox_param(address_api, f"bbox_{kind}")
         found = E.items(address_api.get(OBJECTS, [bbox, ("type", kind)]), "adresseerbareObjecten")
-        E.non_empty(found, f"the sample bbox holds a {kind} (without oppervlakte)")
-    found = search_all(address_api, [bbox, ("oppervlakte[min]", "1"), ("oppervlakte[max]", "999999")])
-    E.objects_within_area(found, 1, 999999)
+        E.non_empty(found, f"the sample bbox_{kind} holds a {kind} (without oppervlakte)")
+        found = search_all(address_api, [bbox, ("oppervlakte[min]", "1"), ("oppervlakte[max]", "999999")])
+        E.objects_within_area(found, 1, 999999)
 
 
 def _min_equal_max(address_api) -> Req:
@@ -277,7 +284,10 @@ def test_bbox_filter_without_bbox_rejected(address_api) -> None:
 
 @pytest.mark.check("address.adresseerbareobjecten.by_pand")
 def test_by_pand(address_api) -> None:
-    data = sample_object(address_api, "verblijfsobject")
+    # One in two buildings also proves a list of pandIdentificaties; data without one still
+    # proves the query by a single building.
+    data = sample_object(address_api, "verblijfsobject_panden" if address_api.samples.get("verblijfsobject_panden")
+                         else "verblijfsobject")
     vbo, panden = data.value, data.having("maaktDeelUitVan", E.buildings(data))
     for chosen in [[p] for p in panden] + ([panden] if len(panden) > 1 else []):
         found = search_all(address_api, [("pandIdentificaties", ",".join(chosen))])
@@ -312,7 +322,7 @@ def test_huidig(address_api) -> None:
 @pytest.mark.parametrize("expand", [*RELATIONS, "heeftAlsHoofdAdres,maaktDeelUitVan", "true"])
 @pytest.mark.check("address.adresseerbareobjecten.expand_embeds")
 def test_expand_embeds(address_api, expand: str) -> None:
-    sample, related = sample_relations(address_api, "verblijfsobject")
+    sample, related = sample_relations(address_api, vbo_sample_for(expand))
     vbo = sample.value
     num = related["heeftAlsHoofdAdres"][0]
     found = E.items(address_api.get(OBJECTS, [("nummeraanduidingIdentificatie", num), ("expand", expand)]),
@@ -405,7 +415,7 @@ def test_object_huidig(address_api) -> None:
 )
 @pytest.mark.check("address.adresseerbaarobject.expand_embeds")
 def test_object_expand_embeds(address_api, kind: str, expand: str) -> None:
-    sample, related = sample_relations(address_api, kind)
+    sample, related = sample_relations(address_api, vbo_sample_for(expand) if kind == "verblijfsobject" else kind)
     object_id = sample.value
     if kind == "verblijfsobject" and expand == "true":
         sample.having("maaktDeelUitVan", related["maaktDeelUitVan"])
