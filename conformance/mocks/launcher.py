@@ -58,9 +58,10 @@ class MockCluster:
         if address is not None and address.mock:
             self._generate_keys(address.secret_env)
             self.urls["address"] = self.start_address()
-            from conformance.mocks.address.data import WELL_KNOWN
+            from conformance.mocks.address.data import well_known
 
-            self.samples["address"] = dict(WELL_KNOWN)
+            # The samples of the data set the mock serves (services.address.mock_data).
+            self.samples["address"] = well_known(self._address_data_set())
         soap = self.profile.soap
         if soap is not None and soap.mock:
             self.urls["soap"] = self.start_soap(soap.soap_action_base)
@@ -157,8 +158,9 @@ class MockCluster:
         base_path = ADDRESS_BASE_PATH
         if self.faults.on(UNVERSIONED_BASE_PATH.name):
             base_path = base_path.removesuffix("/v2")
+        data_set = self._address_data_set()
         config = AddressMockConfig(
-            db_path=ensure_database(default_database_path()),
+            db_path=ensure_database(default_database_path(data_set), data_set),
             keys=keys,
             base_path=base_path,
             maintenance=maintenance,
@@ -167,6 +169,11 @@ class MockCluster:
         port = server.start()
         self._servers.append(server)
         return f"http://127.0.0.1:{port}{base_path}"
+
+    def _address_data_set(self) -> str:
+        """The address mock's data set: the profile's services.address.mock_data ("full" or
+        "ordinary", see conformance.mocks.address.data), "full" when it names none."""
+        return getattr(self.profile.address, "mock_data", "full") if self.profile.address else "full"
 
     def _generate_keys(self, secret_env: dict[str, str]) -> None:
         # A value already in the environment wins (tests plant canaries that way).

@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import timedelta
+from itertools import zip_longest
 from typing import Any
 
 from conformance.checks.address import endpoints as E
@@ -31,7 +32,8 @@ SEARCH_TERMS = ("woonwagen", "haven", "gracht", "kade", "straat", "weg")
 SQUARE_M = 499.0                     # just under 250000 m2
 MAX_SQUARES = 9                      # the first square and its eight neighbours
 CANDIDATES_PER_SAMPLE = 4
-BUILDINGS_READ = 6                   # buildings whose addresses are read
+BUILDINGS_READ = 6                   # buildings whose addresses are read, of each sort
+FEW_OBJECTS = 6                      # a building of a few objects: where variants (12, 12A, 12-1) live
 STREETS_WALKED = 12                  # public spaces whose addresses are read, at most
 MAX_PLACES = 6                       # centres whose surroundings are searched
 
@@ -119,19 +121,28 @@ class Discovery:
             self.harvest.full_squares.append(box)
 
     def _locations(self) -> Iterator[tuple[float, float]]:
-        """Centres to search around: a pitch, a berth, then an object of each residence place
-        met (the rarest kinds first), at most MAX_PLACES."""
+        """Centres to search around, at most MAX_PLACES: one per kind of object and residence
+        place met, the kinds taking turns (a pitch, a berth, an accommodation object, the
+        next pitch...), a pitch or berth only until a box holding one is found; so that
+        where berths and pitches lie far from the houses, as in ordinary data, the houses'
+        quarters are searched too."""
         rank = {"standplaats": 0, "ligplaats": 1}
+        by_kind: dict[int, list[dict[str, Any]]] = {}
         seen: set[tuple[Any, Any]] = set()
-        ordered = sorted(self.harvest.addresses.values(),
-                         key=lambda a: rank.get(str(a.get("typeAdresseerbaarObject", "")).lower(), 2))
-        centres = 0
-        for a in ordered:
+        for a in self.harvest.addresses.values():
             kind = str(a.get("typeAdresseerbaarObject", "")).lower()
             key = (kind if kind in rank else None, a.get("woonplaatsIdentificatie"))
-            if key in seen or centres >= MAX_PLACES:
-                continue
-            seen.add(key)
+            if key not in seen:
+                seen.add(key)
+                by_kind.setdefault(rank.get(kind, 2), []).append(a)
+        turns = [a for group in zip_longest(*(by_kind[k] for k in sorted(by_kind))) for a in group if a is not None]
+        centres = 0
+        for a in turns:
+            if centres >= MAX_PLACES:
+                return
+            kind = str(a.get("typeAdresseerbaarObject", "")).lower()
+            if kind in rank and self.harvest.squares.get(kind):
+                continue  # a box with this rare kind is found: the centres go to the houses' quarters
             box = E.envelope(a.get("adresseerbaarObjectGeometrie"))
             ident = a.get("adresseerbaarObjectIdentificatie")
             if box is None and isinstance(ident, str):
@@ -156,16 +167,19 @@ class Discovery:
         return Counter(b for o in self.harvest.objects.values() for b in _safe(E.buildings, o, []))
 
     def buildings_addresses(self) -> None:
-        """The addresses of the fullest buildings of the first square holding every kind of
-        object (else of all squares): the streets of a mixed quarter, where addresses with
-        letters and additions are likeliest."""
+        """The addresses of buildings of the first square holding every kind of object (else
+        of the squares holding accommodation objects): first those of a few objects, where a
+        house number with letter and addition variants is likeliest, then the fullest."""
         objects = list(self.harvest.objects.values())
-        if self.harvest.full_squares:
-            box = E.parse_bbox(self.harvest.full_squares[0])
-            objects = [o for o in objects
-                       if (env := E.envelope(_safe(E.object_data, o, {}).get("geometrie"))) and E.boxes_meet(env, box)]
+        boxes = self.harvest.full_squares[:1] or self.harvest.squares.get("verblijfsobject", [])
+        if boxes:
+            parsed = [E.parse_bbox(b) for b in boxes]
+            objects = [o for o in objects if (env := E.envelope(_safe(E.object_data, o, {}).get("geometrie")))
+                       and any(E.boxes_meet(env, box) for box in parsed)]
         counts = Counter(b for o in objects for b in _safe(E.buildings, o, []))
-        for pand, _ in counts.most_common(BUILDINGS_READ):
+        few = [b for b, n in counts.most_common() if 2 <= n <= FEW_OBJECTS]
+        fullest = [b for b, _ in counts.most_common(BUILDINGS_READ)]
+        for pand in list(dict.fromkeys(few[:BUILDINGS_READ] + fullest))[:2 * BUILDINGS_READ]:
             self._add_addresses(self._items("/adressen", [("pandIdentificatie", pand)], "adressen"))
 
     def streets(self) -> list[str]:

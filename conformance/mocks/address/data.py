@@ -63,6 +63,7 @@ def _check_data_set(data_set: str) -> str:
         raise ValueError(f"unknown address mock data set {data_set!r} (one of {', '.join(DATA_SETS)})")
     return data_set
 
+
 # --------------------------------------------------------------------------------------
 # Enumerations (bag-api.md 2.2, 2.4)
 # --------------------------------------------------------------------------------------
@@ -1854,10 +1855,8 @@ def ensure_database(path: Path, data_set: str = FULL) -> Path:
     """
     path = Path(path)
     _check_data_set(data_set)
-    meta = _stored_meta(path)
-    if meta is not None and meta.get("generator_version") == GENERATOR_VERSION and (
-        meta.get("data_set", FULL) == data_set
-    ):
+    meta = _stored_meta(path) or {}
+    if meta.get("generator_version") == GENERATOR_VERSION and meta.get("data_set", FULL) == data_set:
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
