@@ -524,6 +524,7 @@ def _auth_flows(pytestconfig: pytest.Config, profile: Profile, info: dict[str, s
                 redactor: Redactor, *, private: bool):
     from conformance.auth.browser import Browser
     from conformance.auth.flows import AuthFlows, HookClock, MockClock, RealClock
+    from conformance.auth.shared_clock import ClockLedger
     from conformance.auth.targets import build_targets
     from conformance.http.client import ApiClient
 
@@ -544,12 +545,13 @@ def _auth_flows(pytestconfig: pytest.Config, profile: Profile, info: dict[str, s
             hook = service.clock
             clock = pytestconfig.stash[_HOOK_CLOCK] = HookClock(
                 api, hook["url"], method=hook.get("method", "POST"), parameter=hook.get("parameter", "advance_s"),
-                encoding=hook.get("encoding", "json"))
+                encoding=hook.get("encoding", "json"), ledger=ClockLedger(pytestconfig.stash[_STATE].schedule_dir))
     elif private:
         if info.get("clock") == "mock":
             clock = MockClock(api, info["auth_url"])
         else:
-            clock = RealClock(_visible_countdown(pytestconfig), _wait_budget(pytestconfig, profile))
+            clock = RealClock(_visible_countdown(pytestconfig), _wait_budget(pytestconfig, profile),
+                              ledger=ClockLedger(pytestconfig.stash[_STATE].schedule_dir))
     targets = build_targets(service, info=info, secrets=secrets, clock=clock)
     flows = AuthFlows(targets, api, lambda: Browser(redactor, recorder, timeout_s=service.timeout_s, pacer=pacer,
                                                     limits=profile.limits.http()))

@@ -19,6 +19,7 @@ from conformance.auth import rfc7523, rfc7636
 from conformance.auth.browser import Browser
 from conformance.auth.login import AuthorizationResult, LoginError
 from conformance.auth.rfc6749 import TokenEndpoint, TokenResult, authorize_url
+from conformance.auth.shared_clock import ClockLedger
 from conformance.checks.finding import Blocked
 from conformance.errors import NotApplicable
 from conformance.http.client import ApiClient
@@ -116,11 +117,14 @@ class WaitBudget:
 
 class RealClock:
     """Real environments have no clock to move: waiting is the point, so it is opt-in
-    (safety.waits) and bounded by the run's wait budget."""
+    (safety.waits) and bounded by the run's wait budget. A wait is recorded in the run's
+    ledger: tokens cached before it may have aged (shared_clock.py)."""
 
-    def __init__(self, progress: Callable[[float], None] | None = None, budget: WaitBudget | None = None) -> None:
+    def __init__(self, progress: Callable[[float], None] | None = None, budget: WaitBudget | None = None,
+                 ledger: ClockLedger | None = None) -> None:
         self._progress = progress
         self._budget = budget
+        self._ledger = ledger or ClockLedger(None)
 
     def now(self) -> float:
         return time.time()
@@ -133,21 +137,24 @@ class RealClock:
             if self._progress:
                 self._progress(left)
             time.sleep(min(1.0, left))  # real-time wait against a real server, not synchronisation
+        self._ledger.record(0.0)
 
 
 class HookClock:
     """A test environment's own time travel (services.auth.clock): one request moves its
-    clock `seconds` ahead, the parameter sent as JSON, a form field or a query parameter."""
+    clock `seconds` ahead, the parameter sent as JSON, a form field or a query parameter.
+    The move is the environment's, for every process of the run: it goes into the run's
+    ledger, which every process reads (shared_clock.py)."""
 
     def __init__(self, client: ApiClient, url: str, *, method: str = "POST", parameter: str = "advance_s",
-                 encoding: str = "json") -> None:
+                 encoding: str = "json", ledger: ClockLedger | None = None) -> None:
         self._client, self._url, self._method = client, url, method
         self._parameter, self._encoding = parameter, encoding
-        self._moved = 0.0
+        self._ledger = ledger or ClockLedger(None)
 
     def now(self) -> float:
-        """The environment's time as moved so far: what assertions must be dated by."""
-        return time.time() + self._moved
+        """The environment's time as moved so far by any process: what assertions must be dated by."""
+        return time.time() + self._ledger.read().ahead_s
 
     def advance(self, seconds: float) -> None:
         value = f"{seconds:g}"
@@ -161,7 +168,7 @@ class HookClock:
                                       headers={"Content-Type": "application/json"})
         if not 200 <= ex.status < 300:
             raise Blocked("the environment's clock hook moving time", f"clock hook {ex.summary()}")
-        self._moved += seconds
+        self._ledger.record(seconds)
 
 
 class MockClock:

@@ -1,27 +1,78 @@
-"""Fixtures of the auth suite: one token response of each flow, shared by the checks that
-only read it (the response of a code exchange and of a client-credentials request).
+"""Fixtures of the auth suite: one token response of each flow, shared by the checks of a
+module that only read it (the response of a code exchange and of a client-credentials request).
 
 A flow that fails here blocks the checks that read its response (never not applicable: the
-positive flow they start from failed), with the same cause in each of them."""
+positive flow they start from failed), with the same cause in each of them.
+
+An environment whose clock the run moves for everyone (the clock hook, services.auth.clock,
+or real-time waits) ages the tokens held here: a response is reused only while the run's
+clock ledger shows no move since it was issued, and against a clock hook each check takes its
+turn on the clock (conformance/auth/shared_clock.py)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
 from conformance.auth.flows import EXCHANGE_CAUSE
+from conformance.auth.shared_clock import ClockLedger, clock_turn
 from conformance.checks.finding import require
 
 
+@pytest.fixture(autouse=True)
+def shared_clock_turn(request: pytest.FixtureRequest, profile, conformance_state) -> Iterator[None]:
+    """Against a clock hook, a check marked `waits` moves the clock alone; every other check
+    holds the clock still for its whole duration (its tokens, its control and its changed
+    request all live in one stretch of the environment's time). The local mock's checks move
+    private clocks; real-time waits age everyone's tokens anyway, locked or not."""
+    auth = profile.auth
+    hook = auth is not None and not auth.mock and bool(auth.clock)
+    with clock_turn(conformance_state.schedule_dir if hook else None,
+                    alone=request.node.get_closest_marker("waits") is not None):
+        yield
+
+
 @pytest.fixture(scope="module")
-def code_tokens(auth_flows):
+def _issued() -> dict[str, tuple[int, Any, BaseException | None]]:
+    """flow -> (clock moves when issued, the response, or the exception that blocked it)."""
+    return {}
+
+
+def _current(issued: dict, flow: str, ledger: ClockLedger, issue: Callable[[], Any]) -> Any:
+    moves = ledger.read().count
+    held = issued.get(flow)
+    if held is None or held[0] != moves:  # never issued here, or issued before a clock move
+        try:
+            held = (moves, issue(), None)
+        except Exception as exc:  # kept as a module fixture keeps its error: one attempt per module
+            held = (moves, None, exc)
+        issued[flow] = held
+    if held[2] is not None:
+        raise held[2]
+    return held[1]
+
+
+@pytest.fixture
+def clock_ledger(conformance_state) -> ClockLedger:
+    return ClockLedger(conformance_state.schedule_dir)
+
+
+def _code_exchange(auth_flows):
     _, tokens = auth_flows.code_tokens()
     require(tokens.issued, "a token from the code exchange", EXCHANGE_CAUSE.format("confidential", tokens.answer))
     return tokens
 
 
-@pytest.fixture(scope="module")
-def cc_tokens(auth_flows):
-    return auth_flows.cc_token()
+@pytest.fixture
+def code_tokens(shared_clock_turn, auth_flows, _issued, clock_ledger):
+    return _current(_issued, "code", clock_ledger, lambda: _code_exchange(auth_flows))
+
+
+@pytest.fixture
+def cc_tokens(shared_clock_turn, auth_flows, _issued, clock_ledger):
+    return _current(_issued, "client_credentials", clock_ledger, auth_flows.cc_token)
 
 
 @pytest.fixture(scope="module")
