@@ -117,6 +117,9 @@ _SIDE = W["nummeraanduiding_nevenadres"]
 
 # fault -> a check that holds without the fault and fails with it
 EXTRA_FAULT_CASES: dict[str, Check] = {
+    # With inclusiefEindStatus=true the end-status address is found by its id.
+    "end_status_flag_ignored": lambda c: _status(
+        f"/adressen/{data.WELL_KNOWN['nummeraanduiding_eindstatus']}?inclusiefEindStatus=true", 200)(c),
     "nummeraanduiding_side_address_ignored": _objects(
         f"{OBJECTS}?nummeraanduidingIdentificatie={_SIDE}",
         lambda found: any(_SIDE in _data(o).get("heeftAlsNevenAdres", []) for o in found)),

@@ -63,6 +63,7 @@ def test_discover_finds_every_sample_and_they_pass_validation(tmp_path: Path, mo
     proc = cli("discover", "--profile", str(profile_file), key=key)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert f"{len(ADDRESS_SAMPLES)} of {len(ADDRESS_SAMPLES)} samples found" in proc.stdout
+    assert "answers matched its response schema" in proc.stdout  # each answer judged as a run judges it
     assert "the profile's pand = 1951100000000101 is not taken: it holds 4 addressable objects" in proc.stdout
     text = profile_file.read_text()
     assert text.startswith("# a vendor's profile, as a user writes it")  # the rest of the file stays

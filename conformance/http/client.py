@@ -152,13 +152,16 @@ class ApiClient:
         verify: str | bool = True,
         limits: Limits = DEFAULT_LIMITS,
         retry_rate_limited: bool = False,
+        on_exchange: Callable[[Exchange], None] | None = None,
     ) -> None:
         """`auth`: HTTP basic (username, password); `cert`: a TLS client certificate
         (certificate file, key file); `verify`: a CA bundle file for https, or a bool;
         `limits`: the bounds of every request (the profile's [limits]); `retry_rate_limited`:
         a 429 is waited out (Retry-After, at most MAX_RETRY_WAIT_S) and the request sent again,
-        so the server's rate limit never decides a check that is not about it."""
+        so the server's rate limit never decides a check that is not about it; `on_exchange`:
+        called with every exchange after it is redacted and recorded (never raises into the caller's check)."""
         self._retry = retry_rate_limited
+        self._on_exchange = on_exchange
         self.base_url = base_url.rstrip("/")
         self._redactor = redactor
         self._recorder = recorder
@@ -296,6 +299,8 @@ class ApiClient:
         self._redactor.learn(raw)
         exchange = self._redactor.exchange(raw)
         self._recorder.record(exchange)
+        if self._on_exchange is not None:
+            self._on_exchange(exchange)
         return exchange
 
     def get(self, path: str, **kwargs: object) -> Exchange:

@@ -48,8 +48,12 @@ def cmd_discover(args: argparse.Namespace) -> int:
         raise ConfigError("--budget must be at least 1")
     secrets = resolve_secrets(profile)
     probe(service.base_url, timeout_s=min(service.timeout_s, 10.0, profile.limits.deadline_s))
+    from conformance.checks.address.response_schema import console_findings
+    from conformance.openapi import responses
+
     api = address_api(profile, service.base_url, secrets)
     print(f"discovering samples on {service.base_url} (at most {args.budget} requests)", flush=True)
+    responses.start()  # every answer against its response schema: a violation is the server's finding
     try:
         verdicts, sent = discover(getter(api), dict(service.samples), budget=args.budget, rediscover=args.all,
                                   terms=args.query or SEARCH_TERMS, log=lambda line: print("  " + line, flush=True))
@@ -58,6 +62,8 @@ def cmd_discover(args: argparse.Namespace) -> int:
                           f"(services.address.secrets.api_key): {refused}") from None
     finally:
         api.close()
+        for line in console_findings(responses.stop()):
+            print("  " + line, flush=True)
     found = [name for name in ADDRESS_SAMPLES if name in verdicts and verdicts[name].outcome != "lacks"]
     missing = [name for name in ADDRESS_SAMPLES if name not in found]
     print(f"{len(found)} of {len(ADDRESS_SAMPLES)} samples found in {sent} requests"

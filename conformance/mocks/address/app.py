@@ -25,6 +25,7 @@ from starlette.types import Receive, Scope, Send
 from conformance.mocks.address import addresses, objects
 from conformance.mocks.address import faults as F
 from conformance.mocks.address import faults_general as G
+from conformance.mocks.address import faults_schema as S
 from conformance.mocks.address.config import AddressMockConfig, KeyPolicy
 from conformance.mocks.address.context import Context, HalResult
 from conformance.mocks.address.hal import RequestInfo, drop_embedded_self_links, drop_self_link
@@ -237,6 +238,8 @@ class AddressMock:
             body = b""
         else:
             data = malform_identifiers(result.body) if self.on(F.IDENTIFIERS_MALFORMED) else result.body
+            if self.on(S.HUISNUMMER_AS_STRING):
+                data = huisnummer_as_string(data)
             if self.on(G.SELF_LINK_MISSING):
                 data = drop_self_link(data)
             if self.on(G.EMBEDDED_SELF_LINK_MISSING):
@@ -299,4 +302,14 @@ def malform_identifiers(node: Any) -> Any:
         return [malform_identifiers(v) for v in node]
     if isinstance(node, str) and _ID.fullmatch(node):
         return node[:-1]
+    return node
+
+
+def huisnummer_as_string(node: Any) -> Any:
+    """Fault huisnummer_as_string: every integer `huisnummer` member becomes a JSON string."""
+    if isinstance(node, dict):
+        return {k: (str(v) if k == "huisnummer" and isinstance(v, int) and not isinstance(v, bool)
+                    else huisnummer_as_string(v)) for k, v in node.items()}
+    if isinstance(node, list):
+        return [huisnummer_as_string(v) for v in node]
     return node
