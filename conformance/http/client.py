@@ -14,6 +14,8 @@ import ssl
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from http.cookiejar import CookieJar, DefaultCookiePolicy
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -134,6 +136,16 @@ def retry_after_s(value: str | None) -> int | None:
         return None
 
 
+class _KeepNoCookies(DefaultCookiePolicy):
+    """A cookie policy that stores none and sends none: a jar that stays empty."""
+
+    def set_ok(self, cookie: Any, request: Any) -> bool:
+        return False
+
+    def return_ok(self, cookie: Any, request: Any) -> bool:
+        return False
+
+
 class ApiClient:
     """A base URL plus default headers; `request` returns a redacted Exchange."""
 
@@ -153,13 +165,17 @@ class ApiClient:
         limits: Limits = DEFAULT_LIMITS,
         retry_rate_limited: bool = False,
         on_exchange: Callable[[Exchange], None] | None = None,
+        stateless: bool = False,
     ) -> None:
         """`auth`: HTTP basic (username, password); `cert`: a TLS client certificate
         (certificate file, key file); `verify`: a CA bundle file for https, or a bool;
         `limits`: the bounds of every request (the profile's [limits]); `retry_rate_limited`:
         a 429 is waited out (Retry-After, at most MAX_RETRY_WAIT_S) and the request sent again,
         so the server's rate limit never decides a check that is not about it; `on_exchange`:
-        called with every exchange after it is redacted and recorded (never raises into the caller's check)."""
+        called with every exchange after it is redacted and recorded (never raises into the caller's check);
+        `stateless`: a client that forwards for others (the recording proxy) keeps no cookie,
+        so no client's session reaches another's request, and adds no header of its own
+        (no User-Agent, Accept or Connection) but the codings it can undo."""
         self._retry = retry_rate_limited
         self._on_exchange = on_exchange
         self.base_url = base_url.rstrip("/")
@@ -176,7 +192,12 @@ class ApiClient:
             trust_env=False,  # never route loopback traffic through a proxy
             auth=httpx.BasicAuth(*auth) if auth is not None else None,
             transport=bounds.transport(verify=_tls_context(cert, verify), trust_env=False),
+            cookies=CookieJar(policy=_KeepNoCookies()) if stateless else None,  # a jar, not Cookies: httpx copies those
         )
+        if stateless:
+            for name in ("User-Agent", "Accept", "Connection"):
+                if name not in (default_headers or {}):
+                    self._http.headers.pop(name, None)
 
     def close(self) -> None:
         self._http.close()

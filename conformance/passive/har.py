@@ -114,7 +114,9 @@ def _entry(ex: Exchange) -> dict[str, Any]:
                                "headersSize": -1, "bodySize": len(ex.request_body)}
     if ex.request_body:
         request["postData"] = {"mimeType": ex.request_headers.get("content-type") or "", **_text(ex.request_body)}
+    remarks = [f"{what}: {'; '.join(ex.notes[what])}" for what in ("rewritten", "sent upstream") if ex.notes.get(what)]
     return {
+        **({"comment": " | ".join(remarks)} if remarks else {}),  # the recording proxy's notes
         "startedDateTime": started, "time": ex.elapsed_ms, "request": request,
         "response": {"status": ex.status, "statusText": "", "httpVersion": "HTTP/1.1", "cookies": [],
                      "headers": _pairs(ex.response_headers), "redirectURL": ex.response_headers.get("location") or "",

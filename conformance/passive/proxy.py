@@ -8,6 +8,13 @@ client (deadline, size caps before and after the content coding, no redirects fo
 an upstream that hangs, floods or breaks HTTP costs at most the deadline, is answered 502
 to the client and printed as a finding, never a hang or a memory blow-up.
 
+Like a reverse proxy (nginx's proxy_redirect, Apache's ProxyPassReverse) it keeps no client
+state: the upstream client keeps no cookie and adds no header of its own, so one client's
+session never reaches another's request; and a `Location` (or Content-Location, Refresh)
+that points at a proxied origin is rewritten to that service's listener, so a browser-style
+client stays on the proxy for a whole flow. The record keeps what the upstream sent, with a
+note of what the client was handed instead.
+
 Every exchange is judged as it passes by the passive rules one exchange can show (one line
 per finding, live); on Ctrl-C or after `--duration` the whole traffic is judged again, flows
 included, into the same run directory as `conformance run` (summary.json, matrix, JUnit,
@@ -18,13 +25,14 @@ private temporary directory and is deleted after.
 from __future__ import annotations
 
 import dataclasses
+import re
 import sys
 import tempfile
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
@@ -37,7 +45,7 @@ from conformance.checks.finding import Finding
 from conformance.checks.registry import check_by_id
 from conformance.errors import ConfigError, UnreachableError
 from conformance.http.client import ApiClient, DiscardingRecorder
-from conformance.http.exchange import Exchange
+from conformance.http.exchange import Exchange, Headers
 from conformance.http.fuzz_transport import _HOP_BY_HOP
 from conformance.http.redaction import Redactor
 from conformance.passive.har import write_har
@@ -48,6 +56,8 @@ from conformance.profiles import Profile
 from conformance.serving import ServerThread
 
 _NOT_FORWARDED = _HOP_BY_HOP | {"host", "accept-encoding"}  # the bounded client asks for the codings it can undo
+# Headers whose absolute URL a client follows: rewritten from a proxied origin to its listener.
+_REWRITTEN = ("location", "content-location", "refresh")
 
 
 class RecordingProxy:
@@ -68,6 +78,7 @@ class RecordingProxy:
         self._servers: list[ServerThread] = []
         self._clients: list[ApiClient] = []
         self.listeners: dict[str, str] = {}
+        self._origins: dict[str, str] = {}  # upstream origin -> the listener's origin
         self.lines: list[str] = []  # what was printed live: the run directory keeps it (proxy-findings.txt)
 
     # ------------------------------------------------------------------ listeners
@@ -84,7 +95,7 @@ class RecordingProxy:
         for index, (name, base_url) in enumerate(self.upstreams().items()):
             service = self.profile.services[name]
             client = ApiClient(base_url, redactor=self.redactor, recorder=DiscardingRecorder(), timeout_s=service.timeout_s,
-                               limits=self.profile.limits.http())
+                               limits=self.profile.limits.http(), stateless=True)
             self._clients.append(client)
             app = Starlette(routes=[Route("/{path:path}", self._handler(name, client),
                                           methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"])])
@@ -92,6 +103,7 @@ class RecordingProxy:
             port = server.start()
             self._servers.append(server)
             self.listeners[name] = f"http://127.0.0.1:{port}{urlsplit(base_url).path.rstrip('/')}"
+            self._origins[_origin(base_url)] = f"http://127.0.0.1:{port}"
         return self.listeners
 
     def stop(self) -> None:
@@ -111,15 +123,16 @@ class RecordingProxy:
                 body += chunk
                 if len(body) > limits.max_body_bytes:
                     return Response(b"request body over the proxy's limit\n", status_code=413)
+            sent = Headers([(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers.raw])
             headers = {k: v for k, v in request.headers.items() if k.lower() not in _NOT_FORWARDED}
             # The listener stands in for the upstream's origin: the path and query go on unchanged.
             target = origin + request.url.path + (f"?{request.url.query}" if request.url.query else "")
-            return await run_in_threadpool(self._forward, service, client, request.method, target, headers, body)
+            return await run_in_threadpool(self._forward, service, client, request.method, target, headers, body, sent)
 
         return handle
 
     def _forward(self, service: str, client: ApiClient, method: str, url: str, headers: dict[str, str],
-                 body: bytes) -> Response:
+                 body: bytes, sent: Headers) -> Response:
         started = datetime.now(UTC).isoformat()
         try:
             _, raw = client.request_revealing(method, url, headers=headers, content=body or None)
@@ -135,15 +148,39 @@ class RecordingProxy:
             self._print(f"UPSTREAM {service} {method} {url.split('?')[0]}: answered with status {raw.status}, "
                         "which is no final HTTP status")
             return Response(f"upstream: status {raw.status}\n".encode(), status_code=502, media_type="text/plain")
-        raw = dataclasses.replace(raw, notes={**raw.notes, "startedDateTime": started})
+        out_headers, rewritten = self._rewrite([(k, v) for k, v in raw.response_headers.items()
+                                                if k.lower() not in _HOP_BY_HOP])
+        notes: dict[str, Any] = {**raw.notes, "startedDateTime": started}
+        if rewritten:
+            notes["rewritten"] = rewritten
+        # The record holds the client's request as it sent it; what the upstream got instead
+        # (its Host, the codings the proxy can undo) is a note.
+        upstream = [f"{k}: {v}" for k, v in raw.request_headers.items() if sent.get(k) != v]
+        if upstream:
+            notes["sent upstream"] = upstream
+        raw = dataclasses.replace(raw, request_headers=sent, notes=notes)
         with self._lock:
             self.raw.append(raw)
         self._judge_live(raw)
-        out_headers = [(k, v) for k, v in raw.response_headers.items() if k.lower() not in _HOP_BY_HOP]
         response = Response(raw.body, status_code=raw.status)
         response.raw_headers = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in out_headers] + [
             (b"content-length", str(len(raw.body)).encode())]
         return response
+
+    def _rewrite(self, headers: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[str]]:
+        """The headers the client is handed, and what was rewritten ("Location: A -> B")."""
+        out, rewritten = [], []
+        for name, value in headers:
+            if name.lower() in _REWRITTEN:
+                for upstream, listener in self._origins.items():
+                    # The whole origin only: https://auth.example, not https://auth.example.evil
+                    new = re.sub(re.escape(upstream) + r"(?=[/?#]|$)", listener, value, count=1)
+                    if new != value:
+                        rewritten.append(f"{name}: {value} -> {new}")
+                        value = new
+                        break
+            out.append((name, value))
+        return out, rewritten
 
     # ------------------------------------------------------------------ judging
     def _judge_live(self, raw: Exchange) -> None:
@@ -180,3 +217,8 @@ class RecordingProxy:
         private = Path(tempfile.mkdtemp(prefix="conformance-proxy-"))
         private.chmod(0o700)
         return write_har(raw, private / "capture.har"), redacted
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
