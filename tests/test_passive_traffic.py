@@ -250,6 +250,38 @@ def test_a_verifier_is_matched_to_the_challenge_of_its_authorization_request(tmp
         assert outcomes(summary)["auth.code.state_echoed"] == "passed"
 
 
+def test_interleaved_flows_are_linked_by_identity_not_order(tmp_path: Path) -> None:
+    """Two clients' flows interleaved through a login page: each code comes back with its own
+    flow's state after the other flow's authorization request; a state that no flow sent is
+    still found."""
+    from conformance.auth import rfc7636
+
+    cb = "http://127.0.0.1:8765/callback"
+    verifiers = {"A": rfc7636.generate_verifier(), "B": rfc7636.generate_verifier()}
+
+    def authorize(flow: str) -> Exchange:
+        return Exchange(method="GET", url=f"http://as/auth/oauth/v2/authorize?state=state-{flow}"
+                        f"&code_challenge={rfc7636.s256(verifiers[flow])}&code_challenge_method=S256",
+                        request_headers=Headers(), request_body=b"", status=302,
+                        response_headers=Headers([("location", f"http://as/login?flow={flow}")]), body=b"")
+
+    def login(flow: str, state: str) -> Exchange:
+        return Exchange(method="POST", url=f"http://as/login?flow={flow}", request_headers=Headers(FORM),
+                        request_body=b"username=u&password=p", status=302,
+                        response_headers=Headers([("location", f"{cb}?code=code-{flow}-123456&state={state}")]), body=b"")
+
+    def redeem(flow: str) -> Exchange:
+        return _request("POST", "http://as/auth/oauth/v2/token", FORM,
+                        f"grant_type=authorization_code&code=code-{flow}-123456&code_verifier={verifiers[flow]}".encode())
+
+    for returned, outcome in (("state-B", "passed"), ("state-X", "failed")):
+        capture = [authorize("A"), authorize("B"), login("B", returned), login("A", "state-A"), redeem("A"), redeem("B")]
+        _, summary, out = judge(write_har(capture, tmp_path / f"{outcome}.har"), tmp_path / outcome)
+        assert outcomes(summary)["auth.code.state_echoed"] == outcome, out[-2000:]
+        # Each redemption is linked to its own flow's challenge (by code, then state).
+        assert outcomes(summary)["client.auth.verifier_matches_challenge"] == "passed", out[-2000:]
+
+
 # --------------------------------------------------------------------------- every client rule both ways
 def _request(method: str, url: str, headers: list[tuple[str, str]], body: bytes = b"", status: int = 200) -> Exchange:
     return Exchange(method=method, url=url, request_headers=Headers(headers), request_body=body, status=status,

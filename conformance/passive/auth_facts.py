@@ -78,6 +78,7 @@ def classify(raw: Exchange) -> tuple[str, dict[str, Any]] | None:
         # A capture whose secrets were masked (a run's own traffic.har) shows none of them:
         # what they would have shown is not observed, never judged on the mask.
         form = {k: v for k, v in sent.items() if MASK not in v}
+        facts["masked"] = sorted(k for k, v in sent.items() if MASK in v)
         facts |= {"grant_type": form.get("grant_type"), "content_type": raw.request_headers.get("content-type"),
                   "scope": form.get("scope"), "client_id": form.get("client_id"),
                   "verifier_sent": "code_verifier" in sent}

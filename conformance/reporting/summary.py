@@ -81,6 +81,9 @@ class Summary:
     # Samples `conformance discover` verified that miss their contract now: the environment
     # changed (sample -> what changed); the checks judged the server with them.
     sample_regressions: dict[str, str] = field(default_factory=dict)
+    # A passive run: the services of the profile the traffic holds no exchange of (their
+    # checks judged nothing, so the run cannot say they conform).
+    unobserved: list[str] = field(default_factory=list)
 
     def add(self, entry: Entry) -> None:
         """One entry per (check, test): a repeated report keeps the worse outcome."""
@@ -171,6 +174,9 @@ class Summary:
             return ExitCode.MUST_FAILED, None
         if self.must_not_judged():
             return ExitCode.COULD_NOT_JUDGE, None
+        if self.unobserved:
+            return ExitCode.COULD_NOT_JUDGE, ("could not judge: the traffic holds no exchange of the "
+                                              + " nor of the ".join(self.unobserved) + " the profile names")
         if not self.entries:
             return ExitCode.USAGE, ("no checks selected: the suites asked for, the profile's services and the "
                                     "pytest selection (-k, -m, node ids) left nothing to run")
@@ -200,6 +206,7 @@ class Summary:
             "mode": "passive" if self.traffic else "active",
             "traffic": self.traffic,
             "sample_regressions": self.sample_regressions,
+            "unobserved": self.unobserved,
             "counts": self.counts(),
             "root_causes": self.root_causes(),
             "requirements": self.by_requirement(),
@@ -213,6 +220,15 @@ class Summary:
         if self.seed is not None:
             (report_dir / "seed.txt").write_text(f"{self.seed}\n")
         return path
+
+
+def name_traffic(summary: Path, har: Path, note: str) -> None:
+    """Point a written summary.json's `traffic` at `har`, with a note of what was judged."""
+    if not summary.is_file():
+        return
+    data = load(summary)
+    data["traffic"], data["traffic_note"] = [str(har)], note
+    summary.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
 def load(path: Path) -> dict[str, Any]:

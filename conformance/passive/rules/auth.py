@@ -14,6 +14,7 @@ from conformance.auth.rfc7523 import default_audience
 from conformance.checks.auth import checks as auth
 from conformance.checks.client import tokens as client
 from conformance.checks.finding import Finding, expect
+from conformance.errors import NotApplicable
 from conformance.passive.rules import each, rule
 
 SEED_ACCESS_TOKEN_LIFETIME = 3600  # seed part 8
@@ -33,6 +34,17 @@ def token_body(ex) -> dict[str, Any]:
 
 def tokens(traffic):
     return of(traffic, "token", status=200)
+
+
+def unmasked(items: list[Any], field: str) -> list[Any]:
+    """The token requests whose `field` the capture shows. When every one that sent it was
+    masked (a run's or the proxy's traffic.har), the rule is not applicable for that reason,
+    never "the traffic holds none" (README "Judging traffic": judge an unmasked capture)."""
+    masked = [a for a in items if field in a.facts.get("masked", ())]
+    if masked and len(masked) == len(items):
+        raise NotApplicable(f"{field} is masked in this capture ({len(masked)} token request(s)): judge an "
+                            "unmasked capture for this client check")
+    return [a for a in items if a not in masked]
 
 
 # --------------------------------------------------------------------------- the server's answers
@@ -97,19 +109,41 @@ def use_www_authenticate(traffic, ctx):
 
 @rule("auth.code.state_echoed", what="redirects with a code after an authorization request")
 def code_state_echoed(traffic, ctx):
-    """Every answer that sends a code back carries the state of the authorization request
-    before it (a flow: the capture's order links them)."""
-    pairs, last_state = [], None
+    """Every answer that sends a code back carries the state of its own authorization request.
+
+    Linked by identity, not by order, so any number of interleaved flows and clients is
+    judged right: a returned state is its flow's when an authorization request sent it and
+    no answer has returned it yet; one no authorization request sent (or one returned
+    twice) did not come back unchanged. An answer without state is its flow's while an
+    authorization request without state is still open; else a state went missing."""
+    open_states: dict[str, int] = {}  # state -> authorization requests still waiting for it
+    open_without = 0
+    pairs: list[tuple[Any, str | None]] = []  # (answer, why it is wrong or None)
     for a in traffic.auth:
-        if a.kind == "authorize" and a.facts.get("state") is not None:
-            last_state = a.facts["state"]
-        if a.facts.get("code_returned") and last_state is not None:
-            pairs.append((a, last_state))
+        if a.kind == "authorize":
+            state = a.facts.get("state")
+            if state is None:
+                open_without += 1
+            else:
+                open_states[state] = open_states.get(state, 0) + 1
+        if not a.facts.get("code_returned") or not (open_states or open_without):
+            continue
+        returned = a.facts.get("state_returned")
+        if returned is not None and open_states.get(returned):
+            open_states[returned] -= 1
+            pairs.append((a, None))
+        elif returned is None and open_without:
+            open_without -= 1
+            pairs.append((a, None))
+        elif returned is None:
+            pairs.append((a, "no state came back, though the authorization requests waiting for a code sent one"))
+        else:
+            pairs.append((a, f"state {returned!r} is none that an authorization request waiting for a code sent"))
 
     def apply(pair):
-        a, sent = pair
-        expect(a.facts.get("state_returned") == sent, "state did not come back unchanged", expected=repr(sent),
-               actual=repr(a.facts.get("state_returned")))
+        a, wrong = pair
+        expect(wrong is None, "state did not come back unchanged", expected="the state of its authorization request",
+               actual=wrong)
     return each(pairs, apply, label=lambda pair: pair[0].label, exchange=lambda pair: pair[0].exchange)
 
 
@@ -122,8 +156,8 @@ def pkce_s256(traffic, ctx):
 @rule("client.auth.verifier_syntax", what="code exchanges whose verifier the capture shows")
 def verifier_syntax(traffic, ctx):
     # Judged where the capture shows the verifier, or shows that none was sent.
-    return each([a for a in of(traffic, "token", grant="authorization_code")
-                 if "verifier_length" in a.facts or not a.facts.get("verifier_sent")],
+    redemptions = unmasked(of(traffic, "token", grant="authorization_code"), "code_verifier")
+    return each([a for a in redemptions if "verifier_length" in a.facts or not a.facts.get("verifier_sent")],
                 lambda a: client.verifier_syntax(a.facts))
 
 
@@ -135,7 +169,7 @@ def verifier_matches_challenge(traffic, ctx):
     challenges = {a.facts["state"]: a.facts.get("challenge") for a in traffic.auth
                   if a.kind == "authorize" and a.facts.get("state")}
     linked = []
-    for a in of(traffic, "token", grant="authorization_code"):
+    for a in unmasked(of(traffic, "token", grant="authorization_code"), "code_verifier"):
         origin = issued.get(a.facts.get("code"))
         if origin is not None and "verifier_s256" in a.facts and origin.facts.get("state_returned") in challenges:
             linked.append((a, challenges[origin.facts["state_returned"]]))
@@ -159,13 +193,13 @@ def _audience(ctx, a) -> str:
 
 @rule("client.auth.assertion_form", what="token requests with an assertion")
 def assertion_form(traffic, ctx):
-    return each([a for a in of(traffic, "token") if "assertion_type" in a.facts],
+    return each([a for a in unmasked(of(traffic, "token"), "client_assertion") if "assertion_type" in a.facts],
                 lambda a: client.assertion_form(a.facts, _audience(ctx, a)))
 
 
 @rule("client.auth.assertion_short_expiry", what="token requests with an assertion")
 def assertion_short_expiry(traffic, ctx):
-    return each([a for a in of(traffic, "token") if a.facts.get("assertion_claims")],
+    return each([a for a in unmasked(of(traffic, "token"), "client_assertion") if a.facts.get("assertion_claims")],
                 lambda a: client.assertion_short_expiry(a.facts))
 
 
@@ -174,7 +208,7 @@ def jti_not_reused(traffic, ctx):
     """Each assertion paired with the first earlier one of the same jti (if any)."""
     first: dict[str, Any] = {}
     pairs = []
-    for a in of(traffic, "token"):
+    for a in unmasked(of(traffic, "token"), "client_assertion"):
         jti = (a.facts.get("assertion_claims") or {}).get("jti")
         if jti:
             pairs.append((a, first.get(jti)))
