@@ -71,7 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     traffic.set_defaults(handler=cmd_traffic)
 
     proxy = commands.add_parser("proxy", help="a recording reverse proxy that judges each exchange as it passes")
-    proxy.add_argument("--profile", required=True, help="profile whose services the proxy forwards to (their base URLs)")
+    proxy.add_argument("--profile", required=True, help="profile whose services the proxy forwards to (their base "
+                       "URLs); a profile of local mocks (local-mock) starts them first")
     proxy.add_argument("--listen", default="127.0.0.1:0", help="127.0.0.1:PORT of the first service; the next ones "
                        "take the following ports (default: free ports, printed)")
     proxy.add_argument("--duration", type=float, help="stop after this many seconds (default: at Ctrl-C)")
@@ -84,6 +85,12 @@ def build_parser() -> argparse.ArgumentParser:
     mock.add_argument("--fault", action="append", default=[], metavar="NAME", help="switch a fault on (repeatable)")
     mock.add_argument("--list-faults", action="store_true", help="print the fault catalogue and exit")
     mock.add_argument("--keys-file", help="where to write the mock's API keys (default: reports/mock-keys.env)")
+    mock.add_argument("--base-port", type=int, help="fixed ports: the address API on PORT, the authorization server on "
+                      "PORT+1, the SOAP service on PORT+2 (default: free ports)")
+    mock.add_argument("--port", action="append", default=[], metavar="SERVICE=PORT",
+                      help="a fixed port for one service: address, soap or auth (repeatable)")
+    mock.add_argument("--deployment-profile", help="where to write a profile of the running mocks as a deployment, "
+                      "for `conformance proxy` (default: reports/mock-deployment.toml)")
     mock.set_defaults(handler=cmd_mock)
 
     profiles = commands.add_parser("profiles", help="list the shipped profiles")
@@ -171,6 +178,8 @@ def cmd_proxy(args: argparse.Namespace) -> int:
     host, _, port = args.listen.rpartition(":")
     if host not in ("127.0.0.1", "localhost") or not port.isdigit():
         raise ConfigError(f"--listen {args.listen}: the proxy listens on 127.0.0.1:PORT only")
+    if profile.uses_mock:  # the local mocks behind the proxy: started here, described as a deployment
+        return _proxy_local_mocks(args, profile)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     report_dir = Path(args.report_dir or reports_dir() / f"{stamp}-{profile.name}-proxy").resolve()
     make_report_dir(report_dir)
@@ -190,24 +199,44 @@ def cmd_proxy(args: argparse.Namespace) -> int:
     finally:
         stop.set()
         proxy.stop()
-    capture, _ = proxy.write_capture(report_dir)
+    capture, redacted = proxy.write_capture(report_dir)
     print(f"{len(proxy.raw)} exchanges passed; {proxy.live_findings} findings live, {proxy.upstream_findings} "
           "answers the upstream broke", flush=True)
-    if capture is None:
-        print(f"nothing to judge; traffic.har and proxy-findings.txt in {report_dir}")
-        return int(ExitCode.OK)
+    # Judged from the unmasked private capture (client checks read what secrets hide); a
+    # session that saw nothing is judged too: its services unobserved, exit 4, never a pass.
     try:
         pytest_args = [str(SUITES_DIR / "passive"), "--profile", str(profile.path), "--report-dir",
-                       str(report_dir), *PLUGINS_OFF, "-q", "--traffic", str(capture)]
-        return _run_and_report(pytest_args, report_dir, html=not args.no_html)
+                       str(report_dir), *PLUGINS_OFF, "-q", "--traffic", str(capture or redacted)]
+        return _run_and_report(pytest_args, report_dir, html=not args.no_html,
+                               traffic_shown=redacted if capture is not None else None)
     finally:
-        shutil.rmtree(capture.parent, ignore_errors=True)
+        if capture is not None:
+            shutil.rmtree(capture.parent, ignore_errors=True)
 
 
-def _run_and_report(pytest_args: list[str], report_dir: Path, *, html: bool) -> int:
+def _proxy_local_mocks(args: argparse.Namespace, profile: Profile) -> int:
+    import tempfile
+
+    from conformance.mocks.deployment import deployment_profile
+    from conformance.mocks.launcher import MockCluster
+
+    with MockCluster(profile) as cluster, tempfile.TemporaryDirectory(prefix="conformance-mocks-") as folder:
+        described = Path(folder) / f"{profile.name}-deployment.toml"
+        described.write_text(deployment_profile(profile, cluster), encoding="utf-8")
+        os.environ.update(cluster.secrets)  # what the deployment profile names; masked like any secret
+        print(f"local mocks started for the proxy; their keys: {', '.join(sorted(cluster.secrets))}", flush=True)
+        return cmd_proxy(argparse.Namespace(**{**vars(args), "profile": str(described)}))
+
+
+def _run_and_report(pytest_args: list[str], report_dir: Path, *, html: bool, traffic_shown: Path | None = None) -> int:
     import pytest
 
     code = _map_pytest_exit(int(pytest.main(pytest_args)), report_dir / "summary.json")
+    if traffic_shown is not None:  # the private capture judged is gone: the report names what stays
+        from conformance.reporting.summary import name_traffic
+
+        name_traffic(report_dir / "summary.json", traffic_shown, "judged from the unmasked capture of the "
+                     "proxy session, deleted after the run; traffic.har is its redacted copy")
     if html and (report_dir / "allure-results").is_dir():
         from conformance.reporting.html import render_allure_html
 
@@ -267,15 +296,18 @@ def cmd_mock(args: argparse.Namespace) -> int:
         for fault in fault_catalogue.catalogue():
             print(f"{fault.name:55} {fault.description}")
         return 0
+    from conformance.mocks.deployment import deployment_profile
     from conformance.mocks.launcher import MockCluster, wait_until_stopped
 
     profile = load_profile(args.profile)
     if not profile.uses_mock:
         raise ConfigError(f"profile {profile.name} starts no mock servers")
-    cluster = MockCluster(profile, fault_catalogue.resolve(args.fault))
+    cluster = MockCluster(profile, fault_catalogue.resolve(args.fault), ports=_mock_ports(args))
     with cluster:
         keys_file = Path(args.keys_file or reports_dir() / "mock-keys.env")
         _write_keys(keys_file, cluster.secrets)
+        deployment = Path(args.deployment_profile or reports_dir() / "mock-deployment.toml")
+        deployment.write_text(deployment_profile(profile, cluster), encoding="utf-8")
         for name, url in cluster.urls.items():
             print(f"{name}: {url}")
         auth = cluster.samples.get("auth", {})
@@ -286,10 +318,27 @@ def cmd_mock(args: argparse.Namespace) -> int:
             print(f"  client JWKS published at {auth['jwks_base']}/<document>.json (good.json: current and next keys)")
         if args.fault:
             print(f"faults on: {', '.join(args.fault)}")
-        print(f"API keys written to {keys_file} (source it, or copy it to .env). Ctrl-C stops.", flush=True)
+        print(f"API keys written to {keys_file} (source it, or copy it to .env)")
+        print(f"the mocks as a deployment: {deployment} (conformance proxy --profile {deployment})")
+        print("Ctrl-C stops.", flush=True)
         wait_until_stopped()
         print("stopping mock servers", flush=True)
     return 0
+
+
+def _mock_ports(args: argparse.Namespace) -> dict[str, int]:
+    ports = {}
+    if args.base_port is not None:
+        ports = {name: args.base_port + offset for offset, name in enumerate(SUITES)}
+    for given in args.port:
+        name, _, port = given.partition("=")
+        if name not in SUITES or not port.isdigit():
+            raise ConfigError(f"--port {given}: expected SERVICE=PORT with SERVICE one of {', '.join(SUITES)}")
+        ports[name] = int(port)
+    for name, port in ports.items():
+        if not 1 <= port <= 65535:
+            raise ConfigError(f"--port {name}={port}: not a port number (1 to 65535)")
+    return ports
 
 
 def _write_keys(path: Path, secrets: dict[str, str]) -> None:

@@ -74,6 +74,7 @@ class RunState:
     traffic: list[str] = field(default_factory=list)  # HAR files a passive run judges
     # Samples discover verified that miss their contract now: sample -> what changed.
     sample_regressions: dict[str, str] = field(default_factory=dict)
+    unobserved: list[str] = field(default_factory=list)  # a passive run: services without traffic
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -128,6 +129,7 @@ def pytest_configure(config: pytest.Config) -> None:
                       faults=state.faults, traffic=list(state.traffic))
     summary.targets = dict(state.urls)
     summary.sample_regressions = dict(state.sample_regressions)
+    summary.unobserved = [_SERVICE_TITLES.get(name, name) for name in state.unobserved]
     config.pluginmanager.register(_SummaryCollector(summary, Path(state.report_dir)), "conformance-summary")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHandOver(state), "conformance-xdist")
@@ -225,6 +227,11 @@ def _prepare_passive(config: pytest.Config, profile: Profile, report_dir: Path) 
         for env_var in getattr(service, "secret_env", {}).values():
             if os.environ.get(env_var):
                 state.secrets[env_var] = os.environ[env_var]
+    # Nothing observed is no pass: a service of the profile without one exchange in the traffic.
+    from conformance.passive.traffic import load_traffic
+
+    traffic = load_traffic(files, profile, Redactor(state.secrets.values()))
+    state.unobserved = [name for name in profile.services if not getattr(traffic, name)]
     return state
 
 
@@ -788,6 +795,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         entry.unreachable = excinfo is not None and excinfo.errisinstance(UnreachableError)
         entry.reason = _failure_reason(excinfo) if excinfo else _full(report.longreprtext)
         entry.cause = getattr(excinfo.value, "cause", None) if excinfo else None
+        if is_finding:  # a finding is the environment's, not the harness's: its reason, no traceback
+            report.longrepr = f"{check.severity} {check.id} [{', '.join(check.requirements)}]: {entry.reason}"
     elif check.severity is Severity.OBSERVATION:
         observed = item.stash.get(_OBSERVED, [])
         if observed:

@@ -247,3 +247,52 @@ def test_a_run_in_which_no_check_executed_is_exit_4(tmp_path: Path) -> None:
     assert counts["skipped"] > 0 and sum(counts[o] for o in ("passed", "failed", "blocked", "error", "observation")) == 0
     assert summary["verdict_reason"].startswith("could not judge: no checks ran")
     assert "could not judge: no checks ran" in result.stdout
+
+
+def test_mock_takes_fixed_ports_and_describes_itself_as_a_deployment(tmp_path: Path) -> None:
+    port = free_port()
+    deployment = tmp_path / "deployment.toml"
+    proc = subprocess.Popen([*CLI, "mock", "--port", f"address={port}", "--keys-file", str(tmp_path / "keys.env"),
+                             "--deployment-profile", str(deployment)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT)
+    try:
+        lines = []
+        for line in proc.stdout:  # type: ignore[union-attr]
+            lines.append(line)
+            if "Ctrl-C" in line:
+                break
+        address = next(line.split(": ", 1)[1].strip() for line in lines if line.startswith("address: "))
+        assert address.startswith(f"http://127.0.0.1:{port}/")
+        assert any(str(deployment) in line for line in lines)
+        from conformance.profiles import load_profile
+
+        described = load_profile(str(deployment))
+        assert not described.uses_mock and described.address.base_url == address
+        assert described.auth is not None and described.auth.clock["url"].endswith("/__mock__/clock")
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0
+
+
+def test_a_bad_mock_port_is_exit_2() -> None:
+    result = run_cli("mock", "--port", "adress=8000")
+    assert result.returncode == 2 and "SERVICE=PORT" in result.stderr
+    assert_clean(result)
+
+
+def test_soap_wsdl_writes_a_wsdl_a_client_loads(tmp_path: Path) -> None:
+    import zeep
+
+    url = "http://127.0.0.1:18501/netbeheerder/graafbericht"
+    result = run_cli("soap", "wsdl", "--out", str(tmp_path), "--url", url)
+    assert result.returncode == 0, result.stderr
+    wsdl = Path(result.stdout.strip())
+    assert b"{soap_url}" not in wsdl.read_bytes() and b"{soap_action_base}" not in wsdl.read_bytes()
+    client = zeep.Client(str(wsdl), settings=zeep.Settings(strict=True, forbid_dtd=True, forbid_entities=True,
+                                                           forbid_external=True))
+    port = client.wsdl.services["RegistryNetbeheerderGraafBerichtService"].ports["RegistryNetbeheerderGraafBerichtServicePort"]
+    assert port.binding_options["address"] == url
+    operation = port.binding.get("RegistryRequestNetbeheerderServiceResponse")  # seed 001 part 4
+    assert operation.soapaction == "urn:registry:graafbericht/RequestNetbeheerderServiceResponse"

@@ -38,6 +38,9 @@ class MockCluster:
     # Where the run's JWKS documents are already published (an xdist worker's private
     # instances reuse the main process's publisher, whose port may be fixed by the profile).
     jwks_base: str | None = None
+    # Fixed loopback ports of the first instance of each service (`conformance mock --port`);
+    # any other, and any service not named, takes a free port.
+    ports: dict[str, int] = field(default_factory=dict)
 
     def __enter__(self) -> MockCluster:
         self.start()
@@ -83,8 +86,11 @@ class MockCluster:
             assert self.profile.auth is not None
             self._auth = AuthMockSetup(self.profile.auth, self.secrets)
             self._auth.prepare(self._serve, jwks_base=self.jwks_base)
-        port = self._serve(create_app(self._auth.config(), self.faults), "auth")
+        port = self._serve(create_app(self._auth.config(), self.faults), "auth", self._first_port("auth"))
         return self._auth.targets_info(f"http://127.0.0.1:{port}")
+
+    def _first_port(self, service: str) -> int:
+        return self.ports.pop(service, 0)
 
     def _serve(self, app: Any, name: str, port: int = 0) -> int:
         server = ServerThread(app, name, port=port)
@@ -126,7 +132,7 @@ class MockCluster:
                 "client_cert": str(files.client_cert),
                 "client_key": str(files.client_key),
             }
-        server = ServerThread(create_app(config, self.faults), "soap", ssl=tls)
+        server = ServerThread(create_app(config, self.faults), "soap", ssl=tls, port=self._first_port("soap"))
         port = server.start()
         self._servers.append(server)
         return f"{scheme}://127.0.0.1:{port}{config.path}"
@@ -165,7 +171,7 @@ class MockCluster:
             base_path=base_path,
             maintenance=maintenance,
         )
-        server = ServerThread(create_app(config, self.faults), "address")
+        server = ServerThread(create_app(config, self.faults), "address", port=self._first_port("address"))
         port = server.start()
         self._servers.append(server)
         return f"http://127.0.0.1:{port}{base_path}"

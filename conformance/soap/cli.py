@@ -41,6 +41,38 @@ def add_soap_commands(subparsers: Any) -> None:
     validate.add_argument("--json", action="store_true", help="print the reports as JSON")
     validate.set_defaults(handler=cmd_soap_validate)
 
+    wsdl = commands.add_parser(
+        "wsdl", help="write the shipped WSDL, its {soap_url} and {soap_action_base} filled, and its types schema",
+        description="A client (zeep, SoapUI) loads the written WSDL as it is: the address and the soapAction are "
+        "those given, the types schema lies beside it.")
+    wsdl.add_argument("--out", type=Path, required=True, help="the folder to write into")
+    wsdl.add_argument("--url", required=True, help="the service address ({soap_url}), e.g. what `conformance mock` printed")
+    wsdl.add_argument("--soap-action-base", default=DEFAULT_SOAP_ACTION_BASE,
+                      help=f"fills {{soap_action_base}} (default: {DEFAULT_SOAP_ACTION_BASE})")
+    wsdl.set_defaults(handler=cmd_soap_wsdl)
+
+
+def cmd_soap_wsdl(args: argparse.Namespace) -> int:
+    """The filled WSDL and the schema files beside it (its imports are relative)."""
+    import shutil
+
+    from conformance.soap import SHIPPED_WSDL
+    from conformance.soap.loader import fill_placeholders
+
+    if not args.url.startswith(("http://", "https://")):
+        raise ConfigError(f"--url {args.url}: an http(s) address of the service")
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+        for source in sorted(SHIPPED_WSDL.parent.glob("*.xsd")):
+            shutil.copyfile(source, args.out / source.name)
+        target = args.out / SHIPPED_WSDL.name
+        target.write_bytes(fill_placeholders(SHIPPED_WSDL.read_bytes(), soap_url=args.url,
+                                             soap_action_base=args.soap_action_base))
+    except OSError as exc:
+        raise ConfigError(f"--out {args.out}: cannot write ({exc.strerror or exc})") from None
+    print(target)
+    return 0
+
 
 def cmd_soap_validate(args: argparse.Namespace, out: TextIO | None = None) -> int:
     # zeep and lxml load here, not with the CLI: every `conformance` command would pay for them
