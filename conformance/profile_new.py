@@ -55,6 +55,8 @@ api_key = "{p}_API_KEY"
 [services.address.samples]            # objects the checks start from, each meeting its contract (README, "Samples");
                                       # `conformance discover --profile <this file>` finds and writes them
 {samples}
+# [services.address.samples_verified]  # written by `conformance discover` beside the samples: each one that met its
+# at = "2026-01-01 09:00 UTC"           # contract, and when; a run blames the environment when one no longer does
 
 # --- the authorization server (specification 001, part a) ---------------------------------------
 # [services.auth]
