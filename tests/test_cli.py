@@ -172,17 +172,23 @@ def test_list_faults_prints_the_catalogue() -> None:
     assert all(line.split()[0].startswith(("address.", "soap.", "auth.")) and len(line.split()) > 1 for line in lines)
 
 
+def start_mock(*args: str) -> tuple[subprocess.Popen[str], list[str]]:
+    """`conformance mock ARGS` in the foreground, and what it printed up to its "Ctrl-C" line."""
+    proc = subprocess.Popen([*CLI, "mock", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=REPO_ROOT)
+    lines = []
+    for line in proc.stdout:  # type: ignore[union-attr]
+        lines.append(line)
+        if "Ctrl-C" in line:
+            break
+    return proc, lines
+
+
 @pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_mock_runs_in_foreground_and_stops_on_ctrl_c(tmp_path: Path, stop_signal: int) -> None:
     keys = tmp_path / "keys.env"
-    proc = subprocess.Popen([*CLI, "mock", "--keys-file", str(keys)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT)
+    proc, lines = start_mock("--keys-file", str(keys))
     try:
-        lines = []
-        for line in proc.stdout:  # type: ignore[union-attr]
-            lines.append(line)
-            if "Ctrl-C" in line:
-                break
         url = next(line.split(": ", 1)[1].strip() for line in lines if line.startswith("address: "))
         assert url.startswith("http://127.0.0.1:")
         import httpx
@@ -252,15 +258,9 @@ def test_a_run_in_which_no_check_executed_is_exit_4(tmp_path: Path) -> None:
 def test_mock_takes_fixed_ports_and_describes_itself_as_a_deployment(tmp_path: Path) -> None:
     port = free_port()
     deployment = tmp_path / "deployment.toml"
-    proc = subprocess.Popen([*CLI, "mock", "--port", f"address={port}", "--keys-file", str(tmp_path / "keys.env"),
-                             "--deployment-profile", str(deployment)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT)
+    proc, lines = start_mock("--port", f"address={port}", "--keys-file", str(tmp_path / "keys.env"),
+                             "--deployment-profile", str(deployment))
     try:
-        lines = []
-        for line in proc.stdout:  # type: ignore[union-attr]
-            lines.append(line)
-            if "Ctrl-C" in line:
-                break
         address = next(line.split(": ", 1)[1].strip() for line in lines if line.startswith("address: "))
         assert address.startswith(f"http://127.0.0.1:{port}/")
         assert any(str(deployment) in line for line in lines)
