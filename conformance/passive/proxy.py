@@ -58,6 +58,8 @@ from conformance.serving import ServerThread
 _NOT_FORWARDED = _HOP_BY_HOP | {"host", "accept-encoding"}  # the bounded client asks for the codings it can undo
 # Headers whose absolute URL a client follows: rewritten from a proxied origin to its listener.
 _REWRITTEN = ("location", "content-location", "refresh")
+# Headers whose upstream value is the proxy's own, not a client's: the only values a note names.
+_OWN_VALUES = ("host", "accept-encoding")
 
 
 class RecordingProxy:
@@ -155,7 +157,8 @@ class RecordingProxy:
             notes["rewritten"] = rewritten
         # The record holds the client's request as it sent it; what the upstream got instead
         # (its Host, the codings the proxy can undo) is a note.
-        upstream = [f"{k}: {v}" for k, v in raw.request_headers.items() if sent.get(k) != v]
+        upstream = [f"{k}: {v}" if k.lower() in _OWN_VALUES else f"{k} (as merged by the upstream client)"
+                    for k, v in raw.request_headers.items() if sent.get(k) != v]
         if upstream:
             notes["sent upstream"] = upstream
         raw = dataclasses.replace(raw, request_headers=sent, notes=notes)
@@ -176,7 +179,9 @@ class RecordingProxy:
                     # The whole origin only: https://auth.example, not https://auth.example.evil
                     new = re.sub(re.escape(upstream) + r"(?=[/?#]|$)", listener, value, count=1)
                     if new != value:
-                        rewritten.append(f"{name}: {value} -> {new}")
+                        # The origins only: the rest of the URL may carry a code or a state, and
+                        # notes reach the HAR as they are (the redactor masks headers and bodies).
+                        rewritten.append(f"{name}: {upstream} -> {listener}")
                         value = new
                         break
             out.append((name, value))
