@@ -113,6 +113,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if config.getoption("hypothesis_seed", None) is None:
             config.option.hypothesis_seed = state.seed
         _load_hypothesis_profile(state)
+        _watch_response_schemas(config, state, config.workerinput["workerid"])
         return
     if not _is_conformance_run(config):
         return
@@ -131,8 +132,19 @@ def pytest_configure(config: pytest.Config) -> None:
     summary.sample_regressions = dict(state.sample_regressions)
     summary.unobserved = [_SERVICE_TITLES.get(name, name) for name in state.unobserved]
     config.pluginmanager.register(_SummaryCollector(summary, Path(state.report_dir)), "conformance-summary")
+    _watch_response_schemas(config, state, "main")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHandOver(state), "conformance-xdist")
+
+
+def _watch_response_schemas(config: pytest.Config, state: RunState, process: str) -> None:
+    """This process's part of address.response.schema_valid (next to the check, in
+    conformance/checks/address/response_schema_watch.py): every address answer it receives."""
+    if state.traffic or load_profile(state.profile_ref).address is None:
+        return
+    from conformance.checks.address.response_schema_watch import ResponseSchemaWatch
+
+    config.pluginmanager.register(ResponseSchemaWatch(state.report_dir, process), "conformance-response-schema")
 
 
 def _load_hypothesis_profile(state: RunState) -> None:
@@ -167,6 +179,10 @@ def _prepare_run(config: pytest.Config) -> RunState:
         config.option.clean_alluredir = True
     if config.getoption("traffic"):
         return _prepare_passive(config, profile, report_dir)
+    if profile.address is not None:  # from the run's first address answer on: the samples' validation
+        from conformance.openapi import responses
+
+        responses.start()
     # Every secret the profile names is resolved before the first request: a missing one
     # is a configuration error naming the variable and the key, never a check skipped later.
     secrets = resolve_secrets(profile)
@@ -897,72 +913,3 @@ class _SummaryCollector:
         terminalreporter.section("conformance verdict")
         for line in verdict_lines(self.summary.to_json(), self.report_dir):
             terminalreporter.write_line(line)
-
-
-# --------------------------------------------------------------------------- response schemas
-# Every answer of the address API is judged against the response schema of its operation
-# from the run's first request on (conformance/openapi/responses.py, check
-# address.response.schema_valid): the controller watches from before pytest_configure,
-# where the samples are validated; each xdist worker from its session's start. Each process
-# writes its tally to the report directory after each test; the check's test runs last and
-# waits for the other workers' sessions to end (a lock each worker holds until then).
-@pytest.hookimpl(tryfirst=True)
-def pytest_cmdline_main(config: pytest.Config) -> None:
-    if not hasattr(config, "workerinput") and _is_conformance_run(config) and not config.getoption("traffic"):
-        from conformance.openapi import responses
-
-        responses.start()
-
-
-def pytest_sessionstart(session: pytest.Session) -> None:
-    state = session.config.stash.get(_STATE, None)
-    if state is None or state.traffic:
-        return
-    from conformance.openapi import responses
-
-    # A worker watches from here; so does a controller that was configured without
-    # pytest_cmdline_main (a run started through pytester).
-    if hasattr(session.config, "workerinput") or responses.current() is None:
-        responses.start()
-    process = getattr(session.config, "workerinput", {}).get("workerid", "main")
-    session.config.pluginmanager.register(_ResponseSchemaWatch(state.report_dir, process),
-                                          "conformance-response-schema")
-
-
-class _ResponseSchemaWatch:
-    """One process's part of the check address.response.schema_valid."""
-
-    def __init__(self, report_dir: str, process: str) -> None:
-        from conformance.checks.address import response_schema as rs
-        from conformance.openapi import responses
-
-        self._rs, self._responses = rs, responses
-        self.report_dir, self.process = report_dir, process
-        self.judged = False  # whether this process runs the check's test among its items
-        rs.flush(responses.current(), report_dir, process)  # the controller's sample validation
-        # A worker's lock, released at its session's end (or by the kernel when it dies).
-        self._running = rs.hold_running(report_dir, process) if process != "main" else None
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        """The check judges the answers of every other test: it runs last (xdist hands items
-        out in order, so it is the last one handed out; it then waits for the others)."""
-        last = [item for item in items if item.stash.get(_CHECK_ID, None) == self._rs.CHECK_ID]
-        if last:
-            items[:] = [item for item in items if item not in last] + last
-        self.judged = bool(last)
-
-    def pytest_runtest_logfinish(self, nodeid: str) -> None:
-        if not self.judged:  # no check waits for it (the address suite's check is not selected)
-            return
-        self._rs.flush(self._responses.current(), self.report_dir, self.process)
-
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        self._rs.flush(self._responses.current(), self.report_dir, self.process)
-        if self._running is not None:
-            self._running.close()  # the tally is written: the check may read it
-        self._responses.stop()
-        if self.process == "main":
-            import shutil
-
-            shutil.rmtree(Path(self.report_dir) / self._rs.DIRNAME, ignore_errors=True)

@@ -1,0 +1,52 @@
+"""The run's watch for address.response.schema_valid (conformance/checks/address/response_schema.py),
+as a pytest plugin object that the conformance plugin registers in each process of a run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conformance.checks.address.response_schema import CHECK_ID, DIRNAME, flush, hold_running
+
+
+class ResponseSchemaWatch:
+    """One process's part of the check, as a pytest plugin object (the conformance plugin
+    registers it): its tally written after each test and at the end, the check moved last,
+    a worker's lock held for its whole session."""
+
+    def __init__(self, report_dir: str, process: str) -> None:
+        from conformance.openapi import responses
+
+        if responses.current() is None:  # a worker; the controller watches since its run started
+            responses.start()
+        self._responses = responses
+        self.report_dir, self.process = report_dir, process
+        self.judged = False  # whether this process has the check's test among its items
+        flush(responses.current(), report_dir, process)  # the controller's sample validation
+        # A worker's lock, released at its session's end (or by the kernel when it dies).
+        self._running = hold_running(report_dir, process) if process != "main" else None
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        """The check judges the answers of every other test: it runs last (xdist hands items
+        out in order, so it is the last one handed out; it then waits for the others)."""
+        last = [item for item in items if (mark := item.get_closest_marker("check")) and mark.args
+                and mark.args[0] == CHECK_ID]
+        if last:
+            items[:] = [item for item in items if item not in last] + last
+        self.judged = bool(last)
+
+    def pytest_runtest_logfinish(self, nodeid: str) -> None:
+        if self.judged:  # else no check waits for this tally (the check is not selected)
+            flush(self._responses.current(), self.report_dir, self.process)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        flush(self._responses.current(), self.report_dir, self.process)
+        if self._running is not None:
+            self._running.close()  # the tally is written: the check may read it
+        self._responses.stop()
+        if self.process == "main":
+            import shutil
+
+            shutil.rmtree(Path(self.report_dir) / DIRNAME, ignore_errors=True)
