@@ -188,14 +188,18 @@ def cmd_proxy(args: argparse.Namespace) -> int:
     secrets = {env: os.environ[env] for svc in profile.services.values()
                for env in getattr(svc, "secret_env", {}).values() if os.environ.get(env)}
     proxy = RecordingProxy(profile, secrets=secrets, first_port=int(port))
-    for name, listener in proxy.start().items():
-        print(f"{name}: {listener} -> {profile.services[name].base_url}", flush=True)
-    print("judging each exchange as it passes; Ctrl-C (or --duration) ends it and writes the report", flush=True)
+    listeners = proxy.start()
+
+    def ready() -> None:  # printed once Ctrl-C is handled: a client may act on these lines at once
+        for name, listener in listeners.items():
+            print(f"{name}: {listener} -> {profile.services[name].base_url}", flush=True)
+        print("judging each exchange as it passes; Ctrl-C (or --duration) ends it and writes the report", flush=True)
+
     stop = threading.Event()
     if args.duration:
         threading.Timer(args.duration, stop.set).start()
     try:
-        wait_until_stopped(stop)
+        wait_until_stopped(stop, ready=ready)
     finally:
         stop.set()
         proxy.stop()
@@ -320,8 +324,7 @@ def cmd_mock(args: argparse.Namespace) -> int:
             print(f"faults on: {', '.join(args.fault)}")
         print(f"API keys written to {keys_file} (source it, or copy it to .env)")
         print(f"the mocks as a deployment: {deployment} (conformance proxy --profile {deployment})")
-        print("Ctrl-C stops.", flush=True)
-        wait_until_stopped()
+        wait_until_stopped(ready=lambda: print("Ctrl-C stops.", flush=True))
         print("stopping mock servers", flush=True)
     return 0
 

@@ -10,6 +10,7 @@ import contextlib
 import signal
 import ssl
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,10 +80,11 @@ class ServerThread:
         self._server.should_exit = True
 
 
-def wait_until_stopped(stop: threading.Event | None = None) -> None:
+def wait_until_stopped(stop: threading.Event | None = None, *, ready: Callable[[], None] | None = None) -> None:
     """Block until Ctrl-C, SIGTERM or `stop`. The signals only set the event, so no
     KeyboardInterrupt can land in the middle of a server's shutdown (called from the main
-    thread; elsewhere only `stop` ends the wait)."""
+    thread; elsewhere only `stop` ends the wait). `ready` runs once the handlers are in
+    place: a "Ctrl-C stops" printed there is true from the moment a reader sees it."""
     stop = stop or threading.Event()
     signalled: list[int] = []  # the handler only appends: taking a lock there could deadlock
     previous = {}
@@ -90,6 +92,8 @@ def wait_until_stopped(stop: threading.Event | None = None) -> None:
         for sig in (signal.SIGINT, signal.SIGTERM):
             previous[sig] = signal.signal(sig, lambda number, _frame: signalled.append(number))
     try:
+        if ready is not None:
+            ready()
         while not signalled and not stop.wait(0.2):
             pass
     finally:
