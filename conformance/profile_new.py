@@ -12,7 +12,9 @@ import re
 from pathlib import Path
 
 from conformance.errors import ConfigError
+from conformance.http.concurrency import DEFAULT_CONCURRENCY
 from conformance.http.limits import DEFAULT_LIMITS
+from conformance.http.stops import DEFAULT_BREAKER_FAILURES, DEFAULT_RUN_DEADLINE_S
 from conformance.profiles import ADDRESS_SAMPLES, MOCK_RESTRICTED_PATHS
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -125,6 +127,9 @@ requests_per_second = 5               # pacing (0: unpaced)
 # max_body_bytes = {DEFAULT_LIMITS.max_body_bytes}             # body as received
 # max_decoded_bytes = {DEFAULT_LIMITS.max_decoded_bytes}         # body after its content coding
 # max_head_bytes = {DEFAULT_LIMITS.max_head_bytes}               # status line and headers
+# concurrency = {DEFAULT_CONCURRENCY}                     # requests in flight to one service at most
+# breaker_failures = {DEFAULT_BREAKER_FAILURES}                # transport failures in a row that stop a service's checks
+# run_deadline_s = {DEFAULT_RUN_DEADLINE_S:g}               # the whole run; the checks not run by then are blocked
 
 [safety]                              # all default to false
 fuzz = false                          # contract fuzzing

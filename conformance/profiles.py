@@ -17,8 +17,10 @@ from typing import Any
 import jsonschema
 
 from conformance.errors import ConfigError
+from conformance.http.concurrency import DEFAULT_CONCURRENCY
 from conformance.http.limits import DEFAULT_LIMITS
 from conformance.http.limits import Limits as HttpLimits
+from conformance.http.stops import DEFAULT_BREAKER_FAILURES, DEFAULT_RUN_DEADLINE_S
 from conformance.paths import OPENAPI_DESCRIPTION, SHIPPED_PROFILES
 
 # The resource servers of the authorization seed (part 4) that take its tokens.
@@ -256,6 +258,10 @@ PROFILE_SCHEMA: dict[str, Any] = {
                 "max_body_bytes": {"type": "integer", "minimum": 1024},
                 "max_decoded_bytes": {"type": "integer", "minimum": 1024},
                 "max_head_bytes": {"type": "integer", "minimum": 256, "maximum": 102400},
+                # The run's own bounds (conformance/http/concurrency.py, stops.py).
+                "concurrency": {"type": "integer", "minimum": 1, "maximum": 64},
+                "breaker_failures": {"type": "integer", "minimum": 1},
+                "run_deadline_s": {"type": "number", "exclusiveMinimum": 0},
             },
         },
         "safety": {
@@ -294,6 +300,11 @@ class Limits:
     max_body_bytes: int = DEFAULT_LIMITS.max_body_bytes
     max_decoded_bytes: int = DEFAULT_LIMITS.max_decoded_bytes
     max_head_bytes: int = DEFAULT_LIMITS.max_head_bytes
+    # The run's: requests in flight to one service, transport failures in a row that stop a
+    # service, and the whole run's wall time (README "Limits").
+    concurrency: int = DEFAULT_CONCURRENCY
+    breaker_failures: int = DEFAULT_BREAKER_FAILURES
+    run_deadline_s: float = DEFAULT_RUN_DEADLINE_S
 
     def http(self) -> HttpLimits:
         """The bounds the HTTP layer enforces on every request of the run."""

@@ -35,6 +35,7 @@ from conformance.errors import ConfigError, ExitCode, HarnessError, NotApplicabl
 from conformance.http.address import AddressApi
 from conformance.http.client import Recorder, probe
 from conformance.http.redaction import Redactor
+from conformance.http.stops import Stopped
 from conformance.mocks import faults as fault_catalogue
 from conformance.paths import SUITES_DIR, reports_dir
 from conformance.profiles import Profile, load_profile, read_secret
@@ -45,6 +46,8 @@ _STATE = pytest.StashKey["RunState"]()
 _REPORT_DIR = pytest.StashKey[tuple]()
 _RECORDER = pytest.StashKey[Recorder]()
 _CLUSTER = pytest.StashKey[Any]()
+_GATE = pytest.StashKey[Any]()
+_STOPPED = pytest.StashKey[tuple]()
 
 MARKERS = {
     "check(id)": "the registered check this test implements (exactly one per test in suites/)",
@@ -75,6 +78,9 @@ class RunState:
     # Samples discover verified that miss their contract now: sample -> what changed.
     sample_regressions: dict[str, str] = field(default_factory=dict)
     unobserved: list[str] = field(default_factory=list)  # a passive run: services without traffic
+    # The run deadline (wall-clock, the same for every process; conformance/run_control.py).
+    deadline_s: float = 0.0
+    deadline_at: float = 0.0
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -93,6 +99,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--traffic", action="append", default=[], metavar="HAR",
                     help="judge the exchanges of this HAR file instead of sending requests (repeatable; suites/passive)")
     group.addoption("--fuzz-max-examples", type=int, default=None, help="examples per operation for contract fuzzing (default: from the profile)")
+    group.addoption("--max-duration", type=float, default=None, metavar="SECONDS",
+                    help="the run's wall-time bound: checks not run by then are blocked (default: limits.run_deadline_s)")
 
 
 # --------------------------------------------------------------------------- configure
@@ -114,6 +122,7 @@ def pytest_configure(config: pytest.Config) -> None:
             config.option.hypothesis_seed = state.seed
         _load_hypothesis_profile(state)
         _watch_response_schemas(config, state, config.workerinput["workerid"])
+        _gate_stops(config, state)
         return
     if not _is_conformance_run(config):
         return
@@ -133,6 +142,7 @@ def pytest_configure(config: pytest.Config) -> None:
     summary.unobserved = [_SERVICE_TITLES.get(name, name) for name in state.unobserved]
     config.pluginmanager.register(_SummaryCollector(summary, Path(state.report_dir)), "conformance-summary")
     _watch_response_schemas(config, state, "main")
+    _gate_stops(config, state)
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHandOver(state), "conformance-xdist")
 
@@ -145,6 +155,32 @@ def _watch_response_schemas(config: pytest.Config, state: RunState, process: str
     from conformance.checks.address.response_schema_watch import ResponseSchemaWatch
 
     config.pluginmanager.register(ResponseSchemaWatch(state.report_dir, process), "conformance-response-schema")
+
+
+def _gate_stops(config: pytest.Config, state: RunState) -> None:
+    """The run's deadline and SIGINT/SIGTERM stop this process's checks (conformance/run_control.py)."""
+    if state.traffic or not state.schedule_dir:
+        return
+    from conformance.run_control import StopGate
+
+    gate = StopGate(_run_stop(state))
+    gate.install_signals()
+    config.stash[_GATE] = gate
+    config.pluginmanager.register(gate, "conformance-stop-gate")
+
+
+def _run_stop(state: RunState):
+    from conformance.run_control import run_stop
+
+    return run_stop(state.schedule_dir, state.deadline_at or None, state.deadline_s or None)
+
+
+def _service_bounds(state: RunState, profile: Profile, service: str):
+    from conformance.run_control import service_bounds
+
+    return service_bounds(_run_stop(state), state.schedule_dir, state.shared_schedule, service,
+                          _SERVICE_TITLES.get(service, service), concurrency=profile.limits.concurrency,
+                          breaker_failures=profile.limits.breaker_failures, deadline_s=profile.limits.deadline_s)
 
 
 def _load_hypothesis_profile(state: RunState) -> None:
@@ -218,6 +254,9 @@ def _prepare_run(config: pytest.Config) -> RunState:
     import tempfile
 
     state.schedule_dir = tempfile.mkdtemp(prefix="conformance-schedule-")
+    from conformance.run_control import deadline_of
+
+    state.deadline_s, state.deadline_at = deadline_of(config.getoption("max_duration"), profile.limits.run_deadline_s)
     state.shared_schedule = _runs_workers(config)  # one process keeps its schedule in memory (run_schedule)
     address = profile.address
     if address is not None and address.samples and address.verify_samples and "address" in state.urls \
@@ -266,10 +305,13 @@ def _validate_samples(profile: Profile, state: RunState) -> None:
 
     from conformance.samples.session import address_api, getter, validate
 
-    api = address_api(profile, state.urls["address"], state.secrets)
+    api = address_api(profile, state.urls["address"], state.secrets, schedule=run_schedule(state, "address"),
+                      bounds=_service_bounds(state, profile, "address"))
     try:
         state.sample_regressions = validate(profile, getter(api),
                                             log=lambda line: print(f"conformance: {line}", file=sys.stderr))
+    except Stopped as stopped:  # the address API stopped answering: its checks will be blocked for it
+        print(f"conformance: samples not validated: {stopped.stop}", file=sys.stderr)
     finally:
         api.close()
 
@@ -327,6 +369,9 @@ class _XdistHandOver:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    gate = config.stash.get(_GATE, None)
+    if gate is not None:
+        gate.uninstall_signals()
     _stop_cluster(config)
     state = config.stash.get(_STATE, None)
     if state is not None and state.schedule_dir and not hasattr(config, "workerinput"):
@@ -418,6 +463,7 @@ def address_api(pytestconfig: pytest.Config, conformance_state: RunState, profil
         redactor=redactor,
         recorder=pytestconfig.stash[_RECORDER],
         schedule=run_schedule(conformance_state, "address"),
+        bounds=_service_bounds(conformance_state, profile, "address"),
     )
     yield api
     api.close()
@@ -609,7 +655,7 @@ def worker_pacer(state: RunState, profile: Profile, service: str):
     from conformance.http.client import Pacer
 
     return Pacer(profile.limits.requests_per_second, profile.limits.request_budget,
-                 schedule=run_schedule(state, service))
+                 schedule=run_schedule(state, service), bounds=_service_bounds(state, profile, service))
 
 
 def _wait_budget(config: pytest.Config, profile: Profile):
@@ -765,6 +811,8 @@ def _not_judged(item: pytest.Item, exc: NotApplicable | Blocked) -> None:
     """Report a blocked or not-applicable check to pytest (and so JUnit and Allure) as skipped."""
     if isinstance(exc, Blocked):
         item.stash[_NOT_JUDGED] = ("blocked", exc.cause)
+        if isinstance(exc, Stopped):
+            item.stash[_STOPPED] = (exc.stop, exc.unreachable)
         allure_adapter.tag_cause(exc.cause)
         pytest.skip(f"blocked: {exc}")
     item.stash[_NOT_JUDGED] = ("not_applicable", None)
@@ -794,6 +842,16 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     if report.skipped:
         entry.outcome, entry.cause = item.stash.get(_NOT_JUDGED, ("skipped", None))
         entry.reason = _skip_reason(report)
+        entry.stop, entry.unreachable = item.stash.get(_STOPPED, (None, False))
+    elif report.failed and call.excinfo is not None and _only(call.excinfo.value, Blocked):
+        # Blocked inside a schemathesis subtest or a group: the run stopped mid-fuzzing.
+        first = _flatten(call.excinfo.value)[0]
+        assert isinstance(first, Blocked)
+        entry.outcome, entry.cause, entry.reason = "blocked", first.cause, _full(str(first))
+        if isinstance(first, Stopped):
+            entry.stop, entry.unreachable = first.stop, first.unreachable
+        allure_adapter.tag_cause(first.cause)
+        report.outcome, report.longrepr = "skipped", (str(item.path), 0, f"blocked: {entry.reason}")
     elif report.failed and check.severity is Severity.OBSERVATION and call.excinfo is not None \
             and _is_finding(call.excinfo.value):
         # An observation never fails: what it found is the observed value (schemathesis
@@ -840,7 +898,7 @@ def _is_finding(exc: BaseException) -> bool:
     if isinstance(exc, BaseExceptionGroup):
         flat = _flatten(exc)
         return any(isinstance(e, AssertionError) for e in flat) and \
-            all(isinstance(e, AssertionError | NotApplicable) for e in flat)
+            all(isinstance(e, AssertionError | NotApplicable | Blocked) for e in flat)
     return isinstance(exc, AssertionError)
 
 

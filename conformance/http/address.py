@@ -9,7 +9,7 @@ import httpx
 
 from conformance.checks.finding import Blocked
 from conformance.errors import NotApplicable
-from conformance.http.client import ApiClient, Pacer, Recorder
+from conformance.http.client import ApiClient, Pacer, Recorder, ServiceBounds
 from conformance.http.exchange import Exchange, from_schemathesis
 from conformance.http.redaction import Redactor
 from conformance.http.schedule import Schedule
@@ -60,9 +60,11 @@ class AddressApi:
         redactor: Redactor,
         recorder: Recorder,
         schedule: Schedule | None = None,
+        bounds: ServiceBounds | None = None,
     ) -> None:
         """`schedule`: the run's shared schedule, so the profile's rate and budget hold for all
-        xdist workers together (none: this process alone keeps them)."""
+        xdist workers together (none: this process alone keeps them); `bounds`: the run's on
+        the service (in flight, breaker, stop: conformance/http/client.py ServiceBounds)."""
         self.service = service
         self.base_url = base_url.rstrip("/")
         self.samples = dict(samples)
@@ -71,7 +73,7 @@ class AddressApi:
         self._invalid_key = "invalid-" + secrets.token_hex(12)
         redactor.add_secret(self._invalid_key)
         redactor.add_header(service.api_key_header)
-        self._pacer = Pacer(limits.requests_per_second, limits.request_budget, schedule=schedule)
+        self._pacer = Pacer(limits.requests_per_second, limits.request_budget, schedule=schedule, bounds=bounds)
         self._reserve = limits.daily_quota_reserve
         self._client = ApiClient(
             self.base_url,
@@ -91,7 +93,7 @@ class AddressApi:
             self.base_url,
             redactor=redactor,
             recorder=recorder,
-            pacer=Pacer(0.0, limits.request_budget, adaptive=False, schedule=schedule),
+            pacer=Pacer(0.0, limits.request_budget, adaptive=False, schedule=schedule, bounds=bounds),
             timeout_s=service.timeout_s,
             default_headers={"Accept": "application/hal+json"},
             limits=limits.http(),

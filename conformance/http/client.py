@@ -9,6 +9,7 @@ nothing unredacted can reach a report.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import ssl
 import time
@@ -23,10 +24,12 @@ import httpx
 from conformance.checks.finding import Blocked
 from conformance.errors import NotApplicable, UnreachableError
 from conformance.http import limits as bounds
+from conformance.http.concurrency import Slots
 from conformance.http.exchange import Exchange, Headers
 from conformance.http.limits import DEFAULT_LIMITS, HttpViolation, Limits
 from conformance.http.redaction import Redactor
 from conformance.http.schedule import BudgetSpent, Schedule
+from conformance.http.stops import ANSWERED, NO_STOP, TRANSPORT_FAILURES, Breaker, RunStop, Stopped
 
 RATE_LIMIT_RETRIES = 4
 MAX_RETRY_WAIT_S = 60
@@ -57,17 +60,36 @@ class DiscardingRecorder(Recorder):
         return None
 
 
+@dataclass(frozen=True)
+class ServiceBounds:
+    """The run's bounds on one service beyond each request's: requests in flight
+    (limits.concurrency), the service's circuit breaker, the run's stop (deadline, signal)."""
+
+    slots: Slots | None = None
+    breaker: Breaker | None = None
+    stop: RunStop = NO_STOP
+
+
 class Pacer:
     """Keeps requests at or below a rate, counts them against a budget, and adapts to what
     the server says of its rate limit (conformance/http/schedule.py): RateLimit-Remaining at
     0 holds the next request until the server's window ends, a 429 holds it for its
     Retry-After; never longer than MAX_RETRY_WAIT_S (a 503's Retry-After is about
     maintenance, not the rate: ignored). With a shared `schedule`, rate, budget and holds
-    are the whole run's, kept together with the other xdist workers."""
+    are the whole run's, kept together with the other xdist workers.
+
+    It also says whether a request may go at all (conformance/http/stops.py: the run's
+    deadline or a signal, the service's circuit breaker) and how many may be in flight
+    (conformance/http/concurrency.py)."""
 
     def __init__(self, requests_per_second: float = 0.0, budget: int = 0, *, adaptive: bool = True,
-                 schedule: Schedule | None = None) -> None:
-        """`adaptive`: follow the server's rate-limit headers (not for floods: they exceed on purpose)."""
+                 schedule: Schedule | None = None, bounds: ServiceBounds | None = None) -> None:
+        """`adaptive`: follow the server's rate-limit headers (not for floods: they exceed on
+        purpose); `bounds`: the run's on the service (none: one request at a time, no breaker)."""
+        bounds = bounds or ServiceBounds()
+        self._slots = bounds.slots
+        self.stop = bounds.stop
+        self._breaker = bounds.breaker
         self._adaptive = adaptive
         self._interval = 1.0 / requests_per_second if requests_per_second > 0 else 0.0
         self._budget = budget
@@ -76,7 +98,28 @@ class Pacer:
         self._own_hold = 0.0  # a retry's wait of an unpaced client, which the schedule's holds do not reach
         self.quota_stop: str | None = None
 
+    @property
+    def concurrency(self) -> int:
+        """How many requests to the service may be in flight at once."""
+        return self._slots.limit if self._slots is not None else 1
+
+    def slot(self) -> contextlib.AbstractContextManager[None]:
+        """Held while a request is in flight."""
+        return self._slots.held() if self._slots is not None else contextlib.nullcontext()
+
+    def ended(self, violation: HttpViolation | None) -> None:
+        """Count a request's end for the breaker: a complete answer, or a violation."""
+        if self._breaker is None:
+            return
+        failed = violation is not None and violation.kind in TRANSPORT_FAILURES
+        failures, answered = self._schedule.outcome(failed, violation is None or violation.kind in ANSWERED)
+        if failed and violation is not None and failures >= self._breaker.limit:
+            self._breaker.trip(violation.kind, violation.message, answered)
+
     def acquire(self) -> None:
+        self.stop.check()
+        if self._breaker is not None:
+            self._breaker.check()
         if self.quota_stop:
             raise BudgetExhausted(self.quota_stop)
         try:
@@ -202,6 +245,11 @@ class ApiClient:
     def close(self) -> None:
         self._http.close()
 
+    @property
+    def concurrency(self) -> int:
+        """How many of this service's requests may be in flight at once (limits.concurrency)."""
+        return self._pacer.concurrency
+
     def url_for(self, path: str) -> str:
         if path.startswith(("http://", "https://")):
             return path
@@ -256,7 +304,21 @@ class ApiClient:
         content: bytes | None = None,
         omit_headers: Sequence[str] = (),
     ) -> tuple[Exchange, Exchange]:
-        self._pacer.acquire()
+        with self._pacer.slot():
+            self._pacer.acquire()
+            return self._send_in_slot(method, path, params=params, headers=headers, content=content,
+                                      omit_headers=omit_headers)
+
+    def _send_in_slot(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
+        headers: Mapping[str, str] | None = None,
+        content: bytes | None = None,
+        omit_headers: Sequence[str] = (),
+    ) -> tuple[Exchange, Exchange]:
         request = self._http.build_request(
             method, self.url_for(path), params=params, headers=headers, content=content
         )
@@ -266,7 +328,9 @@ class ApiClient:
         origin = _origin(request.url)
         response: httpx.Response | None = None
         body = b""
-        with bounds.deadline(self.limits.deadline_s) as within:
+        run_left = self._pacer.stop.left_s()
+        seconds = self.limits.deadline_s if run_left is None else max(0.001, min(self.limits.deadline_s, run_left))
+        with bounds.deadline(seconds) as within:
             try:
                 response = self._http.send(request, stream=True)
                 try:
@@ -277,13 +341,16 @@ class ApiClient:
                     response.close()
             except HttpViolation as violation:
                 self._record_violation(request, response, started, violation, body)
+                self._violated(violation)
                 raise
             except httpx.HTTPError as exc:
                 violation = bounds.violation_of(exc, answered=response is not None, within=within, origin=origin)
                 if violation is None:
                     raise UnreachableError(f"{origin} is unreachable: {type(exc).__name__}: {exc}") from None
                 self._record_violation(request, response, started, violation)
+                self._violated(violation)
                 raise violation from None
+        self._pacer.ended(None)
         self._pacer.observe(response.status_code, response.headers)
         if self._on_response is not None:
             self._on_response(response)
@@ -298,6 +365,14 @@ class ApiClient:
             elapsed_ms=(time.monotonic() - started) * 1000,
         )
         return self.record(raw), raw
+
+    def _violated(self, violation: HttpViolation) -> None:
+        """A request the run stopped (its deadline cut it short) is no finding of the
+        server's; any other violation counts for the service's breaker."""
+        stopped = self._pacer.stop.reason()
+        if stopped is not None:
+            raise Stopped(stopped) from None
+        self._pacer.ended(violation)
 
     def _record_violation(self, request: httpx.Request, response: httpx.Response | None, started: float,
                           violation: HttpViolation, body: bytes = b"") -> None:

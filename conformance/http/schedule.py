@@ -40,6 +40,8 @@ class _State:
     window_end: float = 0.0      # the earliest end of the server's current window read so far
     sent: int = 0                # requests reserved
     last_remaining: int = -1     # RateLimit-Remaining last read (-1: none)
+    failures: int = 0            # transport failures in a row (conformance/http/stops.py: the breaker)
+    answered: int = 0            # requests a response came back to (its head at least)
 
 
 class Schedule:
@@ -95,8 +97,16 @@ class Schedule:
                 state.hold_until = max(state.hold_until, now + wait)
             return wait
 
+    def outcome(self, failed: bool, answered: bool) -> tuple[int, int]:
+        """Count a request's end: `failed`, a transport failure; `answered`, a response (its
+        head at least) came back. (Failures in a row, answers so far), of the whole run."""
+        with self._locked() as state:
+            state.failures = state.failures + 1 if failed else 0
+            state.answered += 1 if answered else 0
+            return state.failures, state.answered
 
-_FORMAT = struct.Struct("<dddqq")
+
+_FORMAT = struct.Struct("<dddqqqq")
 
 
 class SharedSchedule(Schedule):
@@ -123,6 +133,6 @@ class SharedSchedule(Schedule):
                 yield state
                 # the fields by name: dataclasses.astuple deep-copies each (a tenth of a request's own cost)
                 os.pwrite(self._fd, _FORMAT.pack(state.next_at, state.hold_until, state.window_end, state.sent,
-                                                 state.last_remaining), 0)
+                                                 state.last_remaining, state.failures, state.answered), 0)
             finally:
                 fcntl.flock(self._fd, fcntl.LOCK_UN)

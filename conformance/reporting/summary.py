@@ -16,7 +16,9 @@ The verdict -- and so the exit code -- follows the severities: a failed MUST che
 (4); otherwise "conforms" (0), with SHOULD failures as warnings. An unreachable environment
 is exit 3. A run in which no check executed is never "conforms": with nothing selected at
 all it is a configuration error (2), with every check not applicable or switched off by
-the profile it is "could not judge" (4), each with its reason.
+the profile it is "could not judge" (4), each with its reason. A run that stopped before
+its end (the run deadline, SIGINT/SIGTERM, a service's circuit breaker: `stops`) is "could
+not judge" (4), or "unreachable" (3) when a service it stopped for never answered.
 """
 
 from __future__ import annotations
@@ -64,6 +66,9 @@ class Entry:
     cause: str | None = None
     # Reported by a subtest (one operation of a generated test), not by the test itself.
     subtest: bool = False
+    # Not run to its end because the run stopped (its deadline, a signal) or its service's
+    # circuit breaker tripped: the reason, the same for every check it stopped.
+    stop: str | None = None
 
 
 @dataclass
@@ -163,13 +168,32 @@ class Summary:
             item["failing"] = {k: v[1] for k, v in item.get("failing", {}).items()}
         return dict(sorted(rollup.items()))
 
+    def stops(self) -> dict[str, int]:
+        """Why checks were not run to their end (run deadline, signal, a service's breaker):
+        each reason with the number of checks it stopped."""
+        found: dict[str, int] = {}
+        for e in self.entries:
+            if e.stop:
+                found[e.stop] = found.get(e.stop, 0) + 1
+        return found
+
     def exit_code(self) -> ExitCode:
         return self.verdict()[0]
 
     def verdict(self) -> tuple[ExitCode, str | None]:
-        """The exit code, with the reason when no check executed (else None)."""
+        """The exit code, with its reason when the run stopped early or no check executed (else None).
+
+        A run that stopped before its end (deadline, signal, a service's breaker) could not
+        judge what it did not run: exit 4 even when a MUST check failed before the stop, and
+        3 when a service that stopped never answered; the reason names the stop."""
+        stops = self.stops()
+        stopped = "; ".join(f"{reason} ({n} check{'s' if n != 1 else ''} not run)" for reason, n in stops.items())
+        failed = len(self.must_failures())
+        before = f"; {failed} MUST check{'s' if failed != 1 else ''} failed before" if failed else ""
         if self.stopped is not None or any(e.unreachable for e in self.entries):
-            return ExitCode.UNREACHABLE, None
+            return ExitCode.UNREACHABLE, f"unreachable: {stopped}{before}" if stops else None
+        if stops:
+            return ExitCode.COULD_NOT_JUDGE, f"could not judge: {stopped}{before}"
         if self.must_failures():
             return ExitCode.MUST_FAILED, None
         if self.must_not_judged():
@@ -207,6 +231,7 @@ class Summary:
             "traffic": self.traffic,
             "sample_regressions": self.sample_regressions,
             "unobserved": self.unobserved,
+            "stops": self.stops(),
             "counts": self.counts(),
             "root_causes": self.root_causes(),
             "requirements": self.by_requirement(),

@@ -12,21 +12,25 @@ import tomlkit
 
 from conformance.errors import ConfigError
 from conformance.http.address import AddressApi
-from conformance.http.client import DiscardingRecorder
+from conformance.http.client import DiscardingRecorder, ServiceBounds
 from conformance.http.redaction import Redactor
+from conformance.http.schedule import Schedule
 from conformance.profiles import ADDRESS_SAMPLES, Profile
 from conformance.samples import contracts as C
 from conformance.samples.contracts import Get, Verdict
 
 
-def address_api(profile: Profile, base_url: str, secrets: dict[str, str]) -> AddressApi:
-    """The profile's address API with the valid key, paced and bounded like a run; nothing
-    recorded (the sample queries are no checks)."""
+def address_api(profile: Profile, base_url: str, secrets: dict[str, str], *,
+                schedule: Schedule | None = None, bounds: ServiceBounds | None = None) -> AddressApi:
+    """The profile's address API with the valid key, paced and bounded like a run (within a
+    run, its `schedule` and `bounds`: its requests count for the run's rate, budget and the
+    service's breaker); nothing recorded (the sample queries are no checks)."""
     service = profile.address
     assert service is not None
     keys = {name: secrets[env] for name, env in service.secret_env.items() if env in secrets}
     return AddressApi(service, base_url=base_url, keys=keys, samples={}, limits=profile.limits,
-                      redactor=Redactor(secrets.values()), recorder=DiscardingRecorder())
+                      redactor=Redactor(secrets.values()), recorder=DiscardingRecorder(), schedule=schedule,
+                      bounds=bounds)
 
 
 def getter(api: AddressApi) -> Get:
