@@ -58,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--mock-fault", action="append", default=[], metavar="NAME", help="switch a mock fault on (repeatable)")
     run.add_argument("--seed", type=int, help="fuzzing seed (default: the profile's, else random; always reported)")
     run.add_argument("--max-examples", type=int, help="fuzzing examples per operation (default: the profile's)")
+    run.add_argument("--max-duration", type=_positive_seconds, metavar="SECONDS",
+                     help="the run's wall-time bound: checks not run by then are blocked, the report is "
+                          "written, exit 4 (default: the profile's limits.run_deadline_s, 1800)")
     run.add_argument("-n", "--workers", default="auto", help="pytest-xdist workers: a number, 'auto', or 0 for serial (default: auto)")
     run.add_argument("--no-html", action="store_true", help="do not render the Allure HTML report")
     run.add_argument("pytest_args", nargs=argparse.REMAINDER, help="after --: passed to pytest")
@@ -91,6 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="a fixed port for one service: address, soap or auth (repeatable)")
     mock.add_argument("--deployment-profile", help="where to write a profile of the running mocks as a deployment, "
                       "for `conformance proxy` (default: reports/mock-deployment.toml)")
+    mock.add_argument("--answer-delay", type=float, default=0.0, metavar="SECONDS",
+                      help="hold every answer of every mock server this long: a slow environment (default: 0)")
     mock.set_defaults(handler=cmd_mock)
 
     profiles = commands.add_parser("profiles", help="list the shipped profiles")
@@ -109,6 +114,16 @@ def build_parser() -> argparse.ArgumentParser:
     add_report_commands(commands)
     add_requirements_commands(commands)
     return parser
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0")
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -272,6 +287,8 @@ def build_pytest_args(args: argparse.Namespace, *, profile_ref: str, report_dir:
         out += ["--hypothesis-seed", str(args.seed)]
     if args.max_examples is not None:
         out += ["--fuzz-max-examples", str(args.max_examples)]
+    if args.max_duration is not None:
+        out += ["--max-duration", str(args.max_duration)]
     if str(args.workers) not in ("0", "1"):
         out += ["-n", str(args.workers)]
     extra = list(args.pytest_args or [])
@@ -306,7 +323,10 @@ def cmd_mock(args: argparse.Namespace) -> int:
     profile = load_profile(args.profile)
     if not profile.uses_mock:
         raise ConfigError(f"profile {profile.name} starts no mock servers")
-    cluster = MockCluster(profile, fault_catalogue.resolve(args.fault), ports=_mock_ports(args))
+    if not 0 <= args.answer_delay < float("inf"):  # NaN fails the comparison too
+        raise ConfigError(f"--answer-delay {args.answer_delay:g}: expected a number of seconds, 0 or more")
+    cluster = MockCluster(profile, fault_catalogue.resolve(args.fault), ports=_mock_ports(args),
+                          answer_delay_s=args.answer_delay)
     with cluster:
         keys_file = Path(args.keys_file or reports_dir() / "mock-keys.env")
         _write_keys(keys_file, cluster.secrets)
@@ -322,6 +342,8 @@ def cmd_mock(args: argparse.Namespace) -> int:
             print(f"  client JWKS published at {auth['jwks_base']}/<document>.json (good.json: current and next keys)")
         if args.fault:
             print(f"faults on: {', '.join(args.fault)}")
+        if args.answer_delay:
+            print(f"every answer held {args.answer_delay:g} s")
         print(f"API keys written to {keys_file} (source it, or copy it to .env)")
         print(f"the mocks as a deployment: {deployment} (conformance proxy --profile {deployment})")
         wait_until_stopped(ready=lambda: print("Ctrl-C stops.", flush=True))

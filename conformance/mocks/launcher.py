@@ -7,6 +7,7 @@ a reusable key) and handed over in memory as `MockCluster.secrets`.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import secrets
 from dataclasses import dataclass, field
@@ -22,6 +23,22 @@ ADDRESS_BASE_PATH = "/lvbag/individuelebevragingen/v2"
 RESTRICTED_PREFIXES = ("/adressenuitgebreid",)
 LIMITED_RATE = (5, 60)  # 5 requests per 60 s window: a burst of 6 is refused
 QUOTA_DAY_LIMIT = 25
+
+
+class AnswerDelay:
+    """ASGI middleware: every HTTP request waits `delay_s` before the app sees it.
+
+    To try the harness against a slow environment (benchmarks/slow_service.py, `conformance
+    mock --answer-delay`). The wait is an `asyncio.sleep` on the server's event loop, so
+    requests in flight together are delayed together, not queued behind each other."""
+
+    def __init__(self, app: Any, delay_s: float) -> None:
+        self.app, self.delay_s = app, delay_s
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            await asyncio.sleep(self.delay_s)
+        await self.app(scope, receive, send)
 
 
 @dataclass
@@ -41,6 +58,9 @@ class MockCluster:
     # Fixed loopback ports of the first instance of each service (`conformance mock --port`);
     # any other, and any service not named, takes a free port.
     ports: dict[str, int] = field(default_factory=dict)
+    # Seconds every HTTP answer of every server of the cluster is held (AnswerDelay): a slow
+    # environment on loopback. 0: answered at once.
+    answer_delay_s: float = 0.0
 
     def __enter__(self) -> MockCluster:
         self.start()
@@ -92,8 +112,10 @@ class MockCluster:
     def _first_port(self, service: str) -> int:
         return self.ports.pop(service, 0)
 
-    def _serve(self, app: Any, name: str, port: int = 0) -> int:
-        server = ServerThread(app, name, port=port)
+    def _serve(self, app: Any, name: str, port: int = 0, ssl: TlsOptions | None = None) -> int:
+        if self.answer_delay_s > 0:
+            app = AnswerDelay(app, self.answer_delay_s)
+        server = ServerThread(app, name, ssl=ssl, port=port)
         port = server.start()
         self._servers.append(server)
         return port
@@ -132,9 +154,7 @@ class MockCluster:
                 "client_cert": str(files.client_cert),
                 "client_key": str(files.client_key),
             }
-        server = ServerThread(create_app(config, self.faults), "soap", ssl=tls, port=self._first_port("soap"))
-        port = server.start()
-        self._servers.append(server)
+        port = self._serve(create_app(config, self.faults), "soap", self._first_port("soap"), ssl=tls)
         return f"{scheme}://127.0.0.1:{port}{config.path}"
 
     def start_address(self, *, maintenance: bool = False) -> str:
@@ -171,9 +191,7 @@ class MockCluster:
             base_path=base_path,
             maintenance=maintenance,
         )
-        server = ServerThread(create_app(config, self.faults), "address", port=self._first_port("address"))
-        port = server.start()
-        self._servers.append(server)
+        port = self._serve(create_app(config, self.faults), "address", self._first_port("address"))
         return f"http://127.0.0.1:{port}{base_path}"
 
     def _address_data_set(self) -> str:
