@@ -227,3 +227,19 @@ def test_a_service_stopped_before_it_ever_answered_is_unreachable() -> None:
                                             "and never answered at all", unreachable=True))
     code, reason = summary.verdict()
     assert code is ExitCode.UNREACHABLE and reason is not None and reason.startswith("unreachable: the address API")
+
+
+def test_a_tripped_service_leaves_the_others_running(tmp_path: Path) -> None:
+    from conformance.run_control import service_bounds
+
+    stop = RunStop(stop_file=tmp_path / "stop")
+    made = {name: service_bounds(stop, str(tmp_path), True, name, f"{name} service", concurrency=2,
+                                 breaker_failures=2, deadline_s=30) for name in ("address", "soap")}
+    address = Pacer(schedule=SharedSchedule(tmp_path / "address"), bounds=made["address"])
+    soap = Pacer(schedule=SharedSchedule(tmp_path / "soap"), bounds=made["soap"])
+    for _ in range(2):
+        address.ended(_violation("deadline"))
+    with pytest.raises(Stopped, match="the address service stopped answering"):
+        address.acquire()
+    soap.acquire()
+    assert soap.concurrency == 2
