@@ -244,3 +244,60 @@ def test_each_mutant_keeps_its_valid_original() -> None:
         assert all(contract.schema_errors(m.element) for m in mutants)
 
     check()
+
+
+def test_the_valid_batch_is_sent_once_and_is_every_negative_checks_control(monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance.checks.soap import support
+    from conformance.checks.soap.probes import Probe
+
+    few = support.suite_settings()
+    monkeypatch.setattr(support, "suite_settings", lambda: settings(few, max_examples=4))
+    response = build_envelope(etree.Element(f"{{{TYPES_NS}}}GraafberichtServiceResponse"))
+    service = _FakeService(response, 200)
+    suite = SoapSuite.for_service(service)
+    judged: list[bytes] = []
+    suite.judge_valid(lambda sent: judged.append(sent.exchange.body))
+    SoapSuite.for_service(service).judge_valid(lambda sent: judged.append(sent.exchange.body))
+    batch = service.posts[:]
+    assert len(batch) == 4 and judged == [response] * 8  # drawn and sent once, judged by both
+    for body in batch:
+        element = etree.fromstring(body)[0][0]
+        assert not suite.contract.schema_errors(element)
+    # Its answers are the controls: only the variants are sent, all judged.
+    seen: list[bytes] = []
+    suite.judge_variants(lambda sent: [Probe("same", sent.body + b" ")],
+                         lambda exchange, probe, sent: seen.append(probe.body), requests=3)
+    assert service.posts[4:] == seen == [body + b" " for body in batch[:3]]
+    # A refused control blocks the check before any variant is sent.
+    refused = _FakeService(build_fault("Server", "down"), 500)
+    with pytest.raises(Blocked, match="down"):
+        SoapSuite.for_service(refused).judge_variants(lambda sent: [Probe("same", sent.body)],
+                                                      lambda *_: None)
+    assert len(refused.posts) == 4
+
+
+def test_the_valid_batch_is_one_per_run_across_workers(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """xdist workers share the run's directory: the first sends the batch, the others read
+    its answers -- what sending raised included, raised again where it is read."""
+    from conformance.checks.soap import support
+    from conformance.http.limits import HttpViolation
+
+    few = support.suite_settings()
+    # The run's seed makes every worker draw the same requests.
+    monkeypatch.setattr(support, "suite_settings", lambda: settings(few, max_examples=3, derandomize=True))
+
+    class _Unanswered(_FakeService):
+        def post(self, body: bytes, headers: dict[str, str]) -> Exchange:
+            self.posts.append(body)
+            raise HttpViolation("deadline", "no answer within 1 s", cause="too slow")
+
+    first, second = _Unanswered(b"", 200), _Unanswered(b"", 200)
+    first.shared_dir = second.shared_dir = str(tmp_path)  # type: ignore[attr-defined]
+    raised = []
+    for service in (first, second):
+        with pytest.raises(HttpViolation) as violation:
+            SoapSuite.for_service(service).judge_valid(lambda sent: sent.exchange)
+        raised.append((violation.value.kind, violation.value.message, violation.value.cause))
+    assert len(first.posts) == 3 and second.posts == []
+    assert raised == [("deadline", "no answer within 1 s", "too slow")] * 2
+    assert SoapSuite.for_service(second).valid_batch().sent_here is False

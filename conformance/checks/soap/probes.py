@@ -1,9 +1,9 @@
 """Requests that break one processing rule of SOAP 1.1 or WS-I Basic Profile 1.1.
 
 Each builder takes the schema-valid request element a check drew (the Body child of its
-control, which the check sends unchanged first) and returns `Probe`s: the bytes of an
-envelope that differs from the control only in what `variant` names. The drawn element is
-never changed.
+control, which is sent unchanged too: a request of the run's valid batch) and returns
+`Probe`s: the bytes of an envelope that differs from the control only in what `variant`
+names. The drawn element is never changed.
 
 DOCTYPE probes carry a `marker`: text that can appear in an answer only when the server
 expanded an entity. It is a fresh UUID (a valid BerichtId) split over two entities
@@ -14,9 +14,10 @@ request or its DOCTYPE does not produce it, one that expands the entities does.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from copy import deepcopy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from lxml import etree
 
@@ -43,6 +44,9 @@ class Probe:
     body: bytes
     # Text an answer holds only when the server expanded an entity (None: nothing to look for).
     markers: tuple[str, ...] = ()
+    # How its headers differ from the control's: options of SoapSuite.headers (action,
+    # content_type); none: the same headers.
+    header_options: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
 
 # ------------------------------------------------------------------------------ DOCTYPE

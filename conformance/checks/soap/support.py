@@ -5,26 +5,41 @@
 profile names with the endpoint and action base filled in. The SOAPAction the suite sends
 is read from the WSDL binding, never derived from the operation name.
 
+The valid batch: the run's schema-valid requests (`valid_batch`), `max_examples` of them
+drawn once by hypothesis from the run's seed, each with its schema-invalid mutants (one per
+mutation kind the schema offers), sent once, together, and kept on the service object. Every
+check on the answer to a valid request judges all of the batch (`judge_valid`); the first
+failing request raises its Finding. In a run with xdist workers the first worker to ask
+sends the batch and the others read its answers (the service's `shared_dir`, the run's
+directory shared by its processes). Independent requests go together (`post_all`), never
+more at once than the service's `limits.concurrency`.
+
 Controls: a negative check changes one thing of a valid request (a schema-valid input
 element in a SOAP 1.1 envelope, the WSDL's SOAPAction, text/xml) and sends the unchanged
-request too, first (`control`). Its refusal counts only when the control was accepted;
-a refused control raises `Blocked` with one cause per kind of refusal
+request too (`control`): the requests it changes are the batch's, whose answers are their
+controls (`judge_variants`: sent unchanged, in the batch). Its refusal counts only when the
+control was accepted; a refused control raises `Blocked` with one cause per kind of refusal
 ("valid GraafberichtServiceRequest -> HTTP 500 Server Fault"), the cause under which
 soap.response.status_ok fails and the response-element checks are blocked too, so the
 run lists that one refusal once, with every check it took down. A check whose changed
 request is not made from a drawn one uses `shared_control`: one fixed valid request,
 answered once per run. A check with several variants of its one change (every kind of
-DOCTYPE, each place of soap:encodingStyle: conformance/checks/soap/probes.py) sends its
-control once and judges every variant (`judge_each`).
+DOCTYPE, each place of soap:encodingStyle: conformance/checks/soap/probes.py) judges every
+variant of a control (`judge_each`, `judge_variants(collect=True)`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any
+import fcntl
+import os
+import pickle
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import partial
+from pathlib import Path
+from typing import Any, TypeVar
 
-from hypothesis import HealthCheck, Phase, find, settings
+from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
@@ -32,7 +47,9 @@ from conformance.checks.finding import Blocked, Finding
 from conformance.checks.soap import messages
 from conformance.checks.soap.probes import Probe
 from conformance.errors import NotApplicable
+from conformance.http.concurrency import concurrently
 from conformance.http.exchange import Exchange
+from conformance.reporting.allure import attach_exchanges
 from conformance.soap import OPERATION, SOAP12_ENV_NS
 from conformance.soap.envelope import build_envelope
 from conformance.soap.loader import OperationInfo, ServiceContract, load_contract
@@ -55,6 +72,12 @@ REFERENCE_PAIRS = (
     ("Graafmelding/MeldingNummer", "Referentie/MeldingNummer"),
 )
 _OMIT = object()
+T = TypeVar("T")
+# A request to send: its body and the options of `SoapSuite.headers` (action, content_type).
+Request = tuple[bytes, Mapping[str, Any]]
+# What a request got: its answer, or what sending it raised (a bounded HTTP layer's
+# HttpViolation, a spent budget), raised again where the answer is read (`answer`).
+Outcome = Exchange | Exception
 
 
 def suite_settings() -> settings:
@@ -71,6 +94,48 @@ def suite_settings() -> settings:
             HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much, HealthCheck.large_base_example,
         ),
     )
+
+
+def answer(outcome: Outcome) -> Exchange:
+    """The exchange a request got; what sending it raised, raised here: where a request
+    sent on its own would have raised it."""
+    if isinstance(outcome, Exception):
+        raise outcome.with_traceback(None)
+    return outcome
+
+
+@dataclass(frozen=True)
+class Sent:
+    """A request of the run's valid batch and what it got (its answer is the control of
+    every negative check that changes it)."""
+
+    index: int  # its place in the batch
+    request: etree._Element  # the schema-valid input element (never changed)
+    body: bytes  # its SOAP 1.1 envelope, as sent
+    # The request broken once per mutation kind the schema offers, each on its own copy.
+    mutants: tuple[Mutant, ...]
+    outcome: Outcome
+
+    @property
+    def exchange(self) -> Exchange:
+        return answer(self.outcome)
+
+
+@dataclass(frozen=True)
+class ValidBatch:
+    """The run's valid batch as one test sees it. `sent_here`: this test sent it, so the
+    client recorded its exchanges as this test's evidence already; any other test that
+    judges them attaches them to its report (`show`), without recording them again."""
+
+    entries: tuple[Sent, ...]
+    sent_here: bool
+
+    def first(self, count: int | None) -> ValidBatch:
+        return self if count is None else replace(self, entries=self.entries[:count])
+
+    def show(self, judged: Iterable[Sent]) -> None:
+        if not self.sent_here:
+            attach_exchanges([sent.outcome for sent in judged if isinstance(sent.outcome, Exchange)])
 
 
 @dataclass(frozen=True)
@@ -107,6 +172,38 @@ class SoapSuite:
     def post(self, body: bytes, **header_options: Any) -> Exchange:
         return self.service.post(body, self.headers(**header_options))
 
+    @property
+    def concurrency(self) -> int:
+        """How many requests to the service may be in flight at once (limits.concurrency)."""
+        return max(1, int(getattr(getattr(self.service, "client", None), "concurrency", 1)))
+
+    def post_all(self, items: Sequence[Request]) -> list[Exchange]:
+        """Send requests that do not depend on each other together (at most `concurrency`
+        at once); their exchanges in order. After all are answered, what the first one
+        (in order) raised is raised."""
+        calls = [partial(self.post, body, **options) for body, options in items]
+        return concurrently(calls, self.concurrency)
+
+    def post_each(self, items: Sequence[Request]) -> list[Outcome]:
+        """`post_all`, keeping what a request raised as its outcome (see `answer`)."""
+        calls = [partial(_outcome, self.post, body, options) for body, options in items]
+        return concurrently(calls, self.concurrency)
+
+    def draw(self, strategy: st.SearchStrategy[T], count: int) -> list[T]:
+        """`count` examples of `strategy`, drawn by hypothesis (with the run's seed, so the
+        same for a given --seed); nothing is sent while drawing."""
+        drawn: list[T] = []
+        if count < 1:
+            return drawn
+
+        @settings(suite_settings(), max_examples=count)
+        @given(strategy)
+        def collect(value: T) -> None:
+            drawn.append(value)
+
+        collect()
+        return drawn
+
     def valid_requests(self) -> st.SearchStrategy[etree._Element]:
         assert self.operation.input_element is not None
         return self.strategies.element(self.operation.input_element)
@@ -123,6 +220,77 @@ class SoapSuite:
         """Per example: one request broken once per mutation kind the schema offers."""
         assert self.operation.input_element is not None
         return one_mutant_per_kind(self.strategies, self.operation.input_element)
+
+    # ------------------------------------------------------------------ the valid batch
+    def valid_batch(self) -> ValidBatch:
+        """The run's schema-valid requests and their answers: drawn and sent (together) by
+        the first test that asks, kept on the service object (`valid_batch`) for the others.
+        Each request is the original of its mutants (`invalid_request_sets`)."""
+        entries = getattr(self.service, "valid_batch", None)
+        if entries is not None:
+            return ValidBatch(entries, sent_here=False)
+
+        @st.composite
+        def requests(draw: st.DrawFn) -> tuple[etree._Element, list[Mutant]]:
+            mutants = draw(self.invalid_request_sets(), label="mutants")
+            request = mutants[0].original if mutants else None
+            return (request if request is not None else draw(self.valid_requests(), label="request")), mutants
+
+        drawn = self.draw(requests(), suite_settings().max_examples)
+        bodies = [self.envelope(request) for request, _ in drawn]
+        outcomes, sent_here = _run_wide(getattr(self.service, "shared_dir", None), bodies,
+                                        lambda: self.post_each([(body, {}) for body in bodies]))
+        entries = tuple(Sent(index, request, body, tuple(mutants), outcome)
+                        for index, ((request, mutants), body, outcome) in enumerate(zip(drawn, bodies, outcomes, strict=True)))
+        self.service.valid_batch = entries
+        return ValidBatch(entries, sent_here=sent_here)
+
+    def judge_valid(self, judge: Callable[[Sent], None]) -> None:
+        """Judge the answer to every request of the valid batch, in order: the first that
+        fails raises (a check on valid requests)."""
+        batch = self.valid_batch()
+        judged: list[Sent] = []
+        try:
+            for sent in batch.entries:
+                judged.append(sent)
+                judge(sent)
+        finally:
+            batch.show(judged)
+
+    def judge_variants(self, make: Callable[[Sent], Sequence[Probe]], judge: Callable[[Exchange, Probe, Sent], None],
+                       *, requests: int | None = None, collect: bool = False) -> None:
+        """A negative check on the first `requests` of the valid batch (all: None): `make`
+        changes one thing of a request (its `Probe`s; a probe's `header_options` change the
+        headers); the batch's answer to the unchanged request is its control. As one
+        request after another would: a request's variants are judged only when its
+        control was accepted (else `Blocked`), and the first failure raises; with
+        `collect`, one Finding per request naming every variant of it that failed
+        (`judge_each`). The variants of all accepted controls are sent together."""
+        batch = self.valid_batch().first(requests)
+        planned: list[tuple[Sent, list[Probe]]] = []
+        stop: Exception | None = None
+        for sent in batch.entries:
+            try:
+                variants = list(make(sent))
+                self.require_accepted(sent.exchange)
+            except Exception as exc:  # what a serial run would have stopped at, after the ones before
+                stop = exc
+                batch.show([s for s, _ in planned] + [sent])
+                break
+            planned.append((sent, variants))
+        else:
+            batch.show([s for s, _ in planned])
+        outcomes = self.post_each([(p.body, p.header_options) for _, variants in planned for p in variants])
+        at = 0
+        for sent, variants in planned:
+            mine, at = outcomes[at:at + len(variants)], at + len(variants)
+            if collect:
+                self._judge_answers(variants, mine, lambda exchange, probe, sent=sent: judge(exchange, probe, sent))
+            else:
+                for probe, outcome in zip(variants, mine, strict=True):
+                    judge(answer(outcome), probe, sent)
+        if stop is not None:
+            raise stop
 
     # ------------------------------------------------------------------ controls
     def control(self, body: bytes) -> Exchange:
@@ -197,22 +365,90 @@ class SoapSuite:
 
     # ------------------------------------------------------------------ probes
     def judge_each(self, probes: Iterable[Probe], judge: Callable[[Exchange, Probe], None], **options: Any) -> None:
-        """Send every probe (after the check's control) and judge each answer; one Finding
-        naming every variant that failed, so a run shows all of a server's gaps at once."""
+        """Send every probe (after the check's control), together, and judge each answer in
+        order; one Finding naming every variant that failed, so a run shows all of a
+        server's gaps at once."""
+        probes = list(probes)
+        outcomes = self.post_each([(probe.body, {**options, **probe.header_options}) for probe in probes])
+        self._judge_answers(probes, outcomes, judge)
+
+    @staticmethod
+    def _judge_answers(probes: Sequence[Probe], outcomes: Sequence[Outcome],
+                       judge: Callable[[Exchange, Probe], None]) -> None:
         failures: list[str] = []
-        sent = 0
-        for probe in probes:
-            sent += 1
+        for probe, outcome in zip(probes, outcomes, strict=True):
             try:
-                judge(self.post(probe.body, **options), probe)
+                judge(answer(outcome), probe)
             except Finding as finding:
                 failures.append(f"{probe.variant}: {finding}")
         if failures:
-            raise Finding(f"{len(failures)} of {sent} variants failed -- " + " | ".join(failures))
+            raise Finding(f"{len(failures)} of {len(probes)} variants failed -- " + " | ".join(failures))
 
     def get(self) -> Exchange:
         """GET on the endpoint itself (not the ?wsdl query), through the same bounded client."""
         return self.service.client.request("GET", self.service.url)
+
+
+BATCH_FILE = "soap-valid-batch"
+
+
+def _run_wide(directory: str | Path | None, bodies: list[bytes],
+              send: Callable[[], list[Outcome]]) -> tuple[list[Outcome], bool]:
+    """(outcomes, sent by this process) of the valid batch `bodies`. With the run's shared
+    directory (xdist workers), the first process to ask sends and keeps the answers there;
+    the others wait for it (a lock) and read them: one batch per run. The workers draw the
+    same requests (the run's seed); were they other ones, this process sends its own."""
+    if not directory:
+        return send(), True
+    folder = Path(directory)
+    fd = os.open(folder / f"{BATCH_FILE}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # held while the first process sends: the others need its answers
+        kept = folder / f"{BATCH_FILE}.pickle"
+        try:
+            stored_bodies, stored = pickle.loads(kept.read_bytes())
+            if stored_bodies == bodies:
+                return [_unpacked(item) for item in stored], False
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError):
+            pass  # none kept yet (or unreadable): send here
+        outcomes = send()
+        try:
+            data = pickle.dumps((bodies, [_packed(outcome) for outcome in outcomes]))
+        except (pickle.PicklingError, TypeError, AttributeError):
+            return outcomes, True  # not to be shared: the others send their own
+        partial_file = folder / f"{BATCH_FILE}.{os.getpid()}.tmp"
+        partial_file.write_bytes(data)
+        partial_file.replace(kept)
+        return outcomes, True
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def _packed(outcome: Outcome) -> tuple[str, Any]:
+    """An outcome to keep in a file: an exception by its class and state (a Finding's
+    constructor does not take back its own args)."""
+    if isinstance(outcome, Exception):
+        return "raised", (type(outcome), outcome.args, dict(outcome.__dict__))
+    return "answered", outcome
+
+
+def _unpacked(item: tuple[str, Any]) -> Outcome:
+    kind, value = item
+    if kind == "answered":
+        return value
+    cls, args, state = value
+    exc = cls.__new__(cls)
+    exc.args = args
+    exc.__dict__.update(state)
+    return exc
+
+
+def _outcome(post: Callable[..., Exchange], body: bytes, options: Mapping[str, Any]) -> Outcome:
+    try:
+        return post(body, **options)
+    except Exception as exc:  # kept, raised where its answer is read (`answer`)
+        return exc
 
 
 def _said(exchange: Exchange) -> str:

@@ -1,27 +1,27 @@
 """Schema-invalid requests and protocol violations: each gets a SOAP 1.1 Fault, HTTP 500.
 
-Each test changes one thing of a valid request and sends the unchanged request first as
-its control (conformance/checks/soap/support.py): a refusal counts only when the control
-was accepted; a refused control makes the check `blocked`, never passed.
+Each test changes one thing of a valid request and sends the unchanged request as its
+control (conformance/checks/soap/support.py): the valid requests are the run's valid batch,
+whose answers are the controls. A refusal counts only when the control was accepted; a
+refused control makes the check `blocked`, never passed. The changed requests of one check
+are sent together.
 """
 
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from lxml import etree
 
 from conformance.checks.finding import Finding
 from conformance.checks.soap import messages, probes
 from conformance.checks.soap.probes import Probe
-from conformance.checks.soap.support import SoapSuite, suite_settings
+from conformance.checks.soap.support import Sent, SoapSuite
 from conformance.errors import NotApplicable
 from conformance.http.exchange import Exchange
 from conformance.soap import OPERATION
 
-SETTINGS = suite_settings()
 # A protocol violation needs no variety in the message: a few requests are enough.
-FEW = settings(SETTINGS, max_examples=min(3, SETTINGS.max_examples))
+FEW = 3
 
 pytestmark = pytest.mark.negative
 
@@ -31,45 +31,50 @@ def suite(soap_service) -> SoapSuite:
     return SoapSuite.for_service(soap_service)
 
 
+def _rejected(exchange: Exchange, _probe: Probe, _sent: Sent) -> None:
+    messages.check_rejected(exchange)
+
+
 @pytest.mark.check("soap.request.schema_invalid_rejected")
-@SETTINGS
-@given(data=st.data())
-def test_schema_invalid_request_is_rejected(suite: SoapSuite, data: st.DataObject) -> None:
-    # Every kind of mutation the schema offers, in each example (drawing a kind would
-    # let hypothesis favour the first one), all made from one valid request: the control.
-    mutants = data.draw(suite.invalid_request_sets(), label="mutants")
-    if not mutants:
-        raise NotApplicable("the request schema offers no site to break")
-    assert mutants[0].original is not None
-    suite.control(suite.envelope(mutants[0].original))
-    for mutant in mutants:
-        exchange = suite.post(suite.envelope(mutant.element))
+def test_schema_invalid_request_is_rejected(suite: SoapSuite) -> None:
+    # Every kind of mutation the schema offers, for each request of the batch (drawing a
+    # kind would let hypothesis favour the first one), each made from that valid request:
+    # the control. A break already sent (the same change at the same place, made from an
+    # earlier request) is not sent again: it shows nothing new.
+    sent_breaks: set[str] = set()
+
+    def mutants(sent: Sent) -> list[Probe]:
+        if not sent.mutants:
+            raise NotApplicable("the request schema offers no site to break")
+        made = [Probe(f"{mutant.detail} at {mutant.target}", suite.envelope(mutant.element))
+                for mutant in sent.mutants if f"{mutant.detail} at {mutant.target}" not in sent_breaks]
+        sent_breaks.update(probe.variant for probe in made)
+        return made
+
+    def judge(exchange: Exchange, probe: Probe, _sent: Sent) -> None:
         try:
             messages.check_rejected(exchange)
         except Finding as finding:
-            raise Finding(f"{mutant.detail} at {mutant.target}: {finding.message}",
-                          expected=finding.expected, actual=finding.actual) from None
+            raise Finding(f"{probe.variant}: {finding.message}", expected=finding.expected,
+                          actual=finding.actual) from None
+
+    suite.judge_variants(mutants, judge)
 
 
 @pytest.mark.check("soap.request.missing_soapaction_rejected")
-@FEW
-@given(data=st.data())
-def test_missing_soapaction_is_rejected(suite: SoapSuite, data: st.DataObject) -> None:
-    body = suite.envelope(data.draw(suite.valid_requests(), label="request"))
-    suite.control(body)
-    messages.check_rejected(suite.post(body, action=suite.without_action))
+def test_missing_soapaction_is_rejected(suite: SoapSuite) -> None:
+    suite.judge_variants(lambda sent: [Probe("no SOAPAction header", sent.body,
+                                             header_options={"action": suite.without_action})],
+                         _rejected, requests=FEW)
 
 
 @pytest.mark.check("soap.request.wrong_soapaction_rejected")
-@FEW
-@given(data=st.data())
-def test_wrong_soapaction_is_rejected(suite: SoapSuite, data: st.DataObject, soap_service) -> None:
+def test_wrong_soapaction_is_rejected(suite: SoapSuite, soap_service) -> None:
     # The operation name where the action's last segment belongs: a classic mix-up.
     wrong = f"{soap_service.soap_action_base.rstrip('/')}/{OPERATION}"
     assert wrong != suite.operation.soap_action
-    body = suite.envelope(data.draw(suite.valid_requests(), label="request"))
-    suite.control(body)
-    messages.check_rejected(suite.post(body, action=wrong))
+    suite.judge_variants(lambda sent: [Probe(f"SOAPAction {wrong!r}", sent.body, header_options={"action": wrong})],
+                         _rejected, requests=FEW)
 
 
 @pytest.mark.check("soap.request.non_xml_rejected")
@@ -79,44 +84,38 @@ def test_non_xml_body_is_rejected(suite: SoapSuite) -> None:
 
 
 @pytest.mark.check("soap.request.soap12_envelope_rejected")
-@FEW
-@given(data=st.data())
-def test_soap12_envelope_gets_version_mismatch(suite: SoapSuite, data: st.DataObject) -> None:
-    request = data.draw(suite.valid_requests(), label="request")
-    suite.control(suite.envelope(request))
-    messages.check_rejected(suite.post(suite.soap12_envelope(request)), codes=("VersionMismatch",))
+def test_soap12_envelope_gets_version_mismatch(suite: SoapSuite) -> None:
+    def judge(exchange: Exchange, _probe: Probe, _sent: Sent) -> None:
+        messages.check_rejected(exchange, codes=("VersionMismatch",))
+
+    suite.judge_variants(lambda sent: [Probe("a SOAP 1.2 envelope", suite.soap12_envelope(sent.request))],
+                         judge, requests=FEW)
 
 
 @pytest.mark.check("soap.request.wrong_body_element_rejected")
-@FEW
-@given(data=st.data())
-def test_wrong_body_element_is_rejected(suite: SoapSuite, data: st.DataObject) -> None:
+def test_wrong_body_element_is_rejected(suite: SoapSuite) -> None:
     # A schema-valid *response* element sent in place of the request.
-    suite.control(suite.envelope(data.draw(suite.valid_requests(), label="request")))
-    element = data.draw(suite.valid_responses(), label="response element")
-    messages.check_rejected(suite.post(suite.envelope(element)))
+    elements: list[etree._Element] = suite.draw(suite.valid_responses(), FEW)
+
+    def wrong_element(sent: Sent) -> list[Probe]:
+        element = elements[sent.index % len(elements)]
+        return [Probe("a response element in place of the request", suite.envelope(element))]
+
+    suite.judge_variants(wrong_element, _rejected, requests=FEW)
 
 
 @pytest.mark.check("soap.request.oversized_rejected")
-@settings(SETTINGS, max_examples=1)
-@given(data=st.data())
-def test_oversized_body_is_rejected(suite: SoapSuite, data: st.DataObject) -> None:
-    request = data.draw(suite.valid_requests(), label="request")
-    suite.control(suite.envelope(request))
-    messages.check_rejected(suite.post(suite.oversized_envelope(request)))
+def test_oversized_body_is_rejected(suite: SoapSuite) -> None:
+    suite.judge_variants(lambda sent: [Probe("an oversized request", suite.oversized_envelope(sent.request))],
+                         _rejected, requests=1)
 
 
 @pytest.mark.check("soap.request.doctype_rejected")
-@FEW
-@given(data=st.data())
-def test_doctype_of_any_kind_is_rejected(suite: SoapSuite, data: st.DataObject) -> None:
+def test_doctype_of_any_kind_is_rejected(suite: SoapSuite) -> None:
     # Every kind of DOCTYPE, each made from one valid request (the control). A marker shows
     # an expanded entity in any answer, a refusal included; it is looked for first.
-    request = data.draw(suite.valid_requests(), label="request")
-    suite.control(suite.envelope(request))
-
-    def judge(exchange: Exchange, probe: Probe) -> None:
+    def judge(exchange: Exchange, probe: Probe, _sent: Sent) -> None:
         messages.check_not_expanded(exchange, probe.markers)
         messages.check_rejected(exchange)
 
-    suite.judge_each(probes.doctype_probes(request), judge)
+    suite.judge_variants(lambda sent: probes.doctype_probes(sent.request), judge, requests=FEW, collect=True)

@@ -2,22 +2,21 @@
 XML 1.0 4.3.3, RFC 3023): the answers' charset against their bytes and XML declaration, and
 what the service does with a request in UTF-16.
 
-The charset checks judge whatever a schema-valid request is answered with. The UTF-16 checks
-send the drawn request in UTF-8 first as their control: a refused control makes them
-`blocked`.
+The charset checks judge whatever the schema-valid requests of the run's valid batch are
+answered with. The UTF-16 checks send a request of the batch in UTF-16; the batch's answer
+to it in UTF-8 is their control: a refused control makes them `blocked`.
 """
 
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from conformance.checks.soap import charset, messages, probes
-from conformance.checks.soap.support import SoapSuite, suite_settings
+from conformance.checks.soap.probes import Probe
+from conformance.checks.soap.support import Sent, SoapSuite
 
-SETTINGS = suite_settings()
-FEW = settings(SETTINGS, max_examples=min(3, SETTINGS.max_examples))
+# A request's encoding needs no variety in the message: a few requests are enough.
+FEW = 3
 UTF16_CONTENT_TYPE = "text/xml; charset=utf-16"
 
 
@@ -26,35 +25,28 @@ def suite(soap_service) -> SoapSuite:
     return SoapSuite.for_service(soap_service)
 
 
+def _in_utf16(sent: Sent) -> list[Probe]:
+    return [Probe("the request in UTF-16", probes.utf16_envelope(sent.request),
+                  header_options={"content_type": UTF16_CONTENT_TYPE})]
+
+
 @pytest.mark.check("soap.response.charset_matches_body")
-@SETTINGS
-@given(data=st.data())
-def test_response_bytes_are_in_their_charset(suite: SoapSuite, data: st.DataObject) -> None:
-    charset.check_charset_matches_body(suite.post(suite.envelope(data.draw(suite.valid_requests(), label="request"))))
+def test_response_bytes_are_in_their_charset(suite: SoapSuite) -> None:
+    suite.judge_valid(lambda sent: charset.check_charset_matches_body(sent.exchange))
 
 
 @pytest.mark.check("soap.response.encoding_declaration_agrees")
-@SETTINGS
-@given(data=st.data())
-def test_response_declaration_names_the_charset(suite: SoapSuite, data: st.DataObject) -> None:
-    charset.check_declaration_agrees(suite.post(suite.envelope(data.draw(suite.valid_requests(), label="request"))))
+def test_response_declaration_names_the_charset(suite: SoapSuite) -> None:
+    suite.judge_valid(lambda sent: charset.check_declaration_agrees(sent.exchange))
 
 
 @pytest.mark.check("soap.request.utf16_understood")
-@FEW
-@given(data=st.data())
-def test_utf16_request_is_understood_or_refused_with_a_fault(suite: SoapSuite, data: st.DataObject) -> None:
-    request = data.draw(suite.valid_requests(), label="request")
-    control = suite.control(suite.envelope(request))
-    exchange = suite.post(probes.utf16_envelope(request), content_type=UTF16_CONTENT_TYPE)
-    charset.check_understood(exchange, control, suite.contract)
+def test_utf16_request_is_understood_or_refused_with_a_fault(suite: SoapSuite) -> None:
+    suite.judge_variants(_in_utf16, lambda exchange, _probe, sent: charset.check_understood(
+        exchange, sent.exchange, suite.contract), requests=FEW)
 
 
 @pytest.mark.check("soap.request.utf16_accepted")
-@FEW
-@given(data=st.data())
-def test_utf16_request_is_processed_like_utf8(suite: SoapSuite, data: st.DataObject) -> None:
-    request = data.draw(suite.valid_requests(), label="request")
-    control = suite.control(suite.envelope(request))
-    exchange = suite.post(probes.utf16_envelope(request), content_type=UTF16_CONTENT_TYPE)
-    messages.check_processed(exchange, control, suite.contract, what="a UTF-16 request")
+def test_utf16_request_is_processed_like_utf8(suite: SoapSuite) -> None:
+    suite.judge_variants(_in_utf16, lambda exchange, _probe, sent: messages.check_processed(
+        exchange, sent.exchange, suite.contract, what="a UTF-16 request"), requests=FEW)

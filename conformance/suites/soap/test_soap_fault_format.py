@@ -2,10 +2,14 @@
 
 The run's shared control (a valid request, accepted) comes first: a Fault given to every
 request for another reason (the caller not admitted, the service down) is no answer to
-this bad request, and the checks are then `blocked`.
+this bad request, and the checks are then `blocked`. The bad request is sent once (per
+module and process) and its answer judged by all four checks; the first shows it in its
+evidence as sent, the others attach it.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 from lxml import etree
@@ -13,6 +17,7 @@ from lxml import etree
 from conformance.checks.soap import messages
 from conformance.checks.soap.support import SoapSuite
 from conformance.http.exchange import Exchange
+from conformance.reporting.allure import attach_exchanges
 
 pytestmark = pytest.mark.negative
 
@@ -22,29 +27,39 @@ def suite(soap_service) -> SoapSuite:
     return SoapSuite.for_service(soap_service)
 
 
-@pytest.fixture
-def fault_exchange(suite: SoapSuite) -> Exchange:
+@pytest.fixture(scope="module")
+def fault_answer(suite: SoapSuite) -> dict[str, Any]:
     # An empty output element as the request: no operation takes it, whatever the schema.
     assert suite.operation.output_element is not None
     suite.shared_control()
-    return suite.post(suite.envelope(etree.Element(suite.operation.output_element)))
+    return {"exchange": suite.post(suite.envelope(etree.Element(suite.operation.output_element))), "judged": False}
+
+
+def _judged(fault_answer: dict[str, Any]) -> Exchange:
+    """The bad request's answer for this check: the first check's evidence records it as
+    sent, the others attach it."""
+    exchange: Exchange = fault_answer["exchange"]
+    if fault_answer["judged"]:
+        attach_exchanges([exchange])
+    fault_answer["judged"] = True
+    return exchange
 
 
 @pytest.mark.check("soap.fault.http_500")
-def test_fault_travels_with_http_500(fault_exchange: Exchange) -> None:
-    messages.check_fault_http_500(fault_exchange)
+def test_fault_travels_with_http_500(fault_answer: dict[str, Any]) -> None:
+    messages.check_fault_http_500(_judged(fault_answer))
 
 
 @pytest.mark.check("soap.fault.soap_envelope")
-def test_error_is_a_soap_fault_not_html(fault_exchange: Exchange) -> None:
-    messages.check_fault_envelope(fault_exchange)
+def test_error_is_a_soap_fault_not_html(fault_answer: dict[str, Any]) -> None:
+    messages.check_fault_envelope(_judged(fault_answer))
 
 
 @pytest.mark.check("soap.fault.structure")
-def test_fault_has_code_string_and_detail(fault_exchange: Exchange) -> None:
-    messages.check_fault_structure(fault_exchange, body_unprocessable=True)
+def test_fault_has_code_string_and_detail(fault_answer: dict[str, Any]) -> None:
+    messages.check_fault_structure(_judged(fault_answer), body_unprocessable=True)
 
 
 @pytest.mark.check("soap.fault.code_without_dot_notation")
-def test_fault_code_has_no_dot_notation(fault_exchange: Exchange) -> None:
-    messages.check_fault_code_undotted(fault_exchange)
+def test_fault_code_has_no_dot_notation(fault_answer: dict[str, Any]) -> None:
+    messages.check_fault_code_undotted(_judged(fault_answer))

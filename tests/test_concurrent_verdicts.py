@@ -1,0 +1,51 @@
+"""Requests sent together give the verdicts of a serial run (README "Limits": concurrency).
+
+The same run twice against the local mock -- once with `limits.concurrency = 1` (every
+request after the previous one's answer) and once with the default -- gives every check the
+same outcome, on a faithful mock and on one with a fault the concurrent parts judge.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance.paths import CHECKOUT as REPO_ROOT
+from conformance.paths import OPENAPI_DESCRIPTION, SHIPPED_PROFILES
+
+
+def profile_with(tmp_path: Path, concurrency: int | None) -> Path:
+    text = (SHIPPED_PROFILES / "local-mock.toml").read_text()
+    text = re.sub(r'(?m)^openapi = .*$', f'openapi = "{OPENAPI_DESCRIPTION}"', text)
+    if concurrency is not None:
+        text = text.replace("[limits]\n", f"[limits]\nconcurrency = {concurrency}\n", 1)
+    path = tmp_path / f"local-mock-{concurrency or 'default'}.toml"
+    path.write_text(text)
+    return path
+
+
+def run(tmp_path: Path, concurrency: int | None, *extra: str) -> tuple[int, dict]:
+    report = tmp_path / f"run-{concurrency or 'default'}"
+    cmd = [sys.executable, "-m", "conformance.cli", "run", "--profile", str(profile_with(tmp_path, concurrency)),
+           "-n", "0", "--no-html", "--seed", "4242", "--max-examples", "8", "--report-dir", str(report), *extra]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=REPO_ROOT)
+    assert (report / "summary.json").is_file(), proc.stdout[-2000:] + proc.stderr[-2000:]
+    return proc.returncode, json.loads((report / "summary.json").read_text())
+
+
+@pytest.mark.parametrize("fault", [None, "soap.accepts_schema_invalid_request", "soap.request_dtd_accepted",
+                                   "soap.response_reference_wrong"])
+def test_concurrent_and_serial_runs_agree(tmp_path: Path, fault: str | None) -> None:
+    selection = ("--suite", "soap", *(("--mock-fault", fault) if fault else ()))
+    serial_code, serial = run(tmp_path, 1, *selection)
+    concurrent_code, concurrent = run(tmp_path, None, *selection)
+    verdicts = lambda s: {(e["check"], e["test"]): e["outcome"] for e in s["checks"]}  # noqa: E731
+    assert verdicts(serial) == verdicts(concurrent)
+    assert serial_code == concurrent_code
+    failed = {e["check"] for e in concurrent["checks"] if e["outcome"] == "failed"}
+    assert bool(failed) == (fault is not None), failed  # the fault is found, the faithful mock conforms
