@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from conformance.auth.pki_cli import add_pki_commands
+from conformance.checks.registry import select_checks
 from conformance.errors import ConfigError, ExitCode, HarnessError
 from conformance.mocks import faults as fault_catalogue
 from conformance.paths import SUITES_DIR, reports_dir
@@ -58,6 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--mock-fault", action="append", default=[], metavar="NAME", help="switch a mock fault on (repeatable)")
     run.add_argument("--seed", type=int, help="fuzzing seed (default: the profile's, else random; always reported)")
     run.add_argument("--max-examples", type=int, help="fuzzing examples per operation (default: the profile's)")
+    run.add_argument("--check", action="append", default=[], metavar="ID",
+                     help="run only this check: an id, or a pattern like 'soap.request.*' (repeatable)")
     run.add_argument("--max-duration", type=_positive_seconds, metavar="SECONDS",
                      help="the run's wall-time bound: checks not run by then are blocked, the report is "
                           "written, exit 4 (default: the profile's limits.run_deadline_s, 1800)")
@@ -147,6 +150,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     profile = load_profile(args.profile)  # fail early with exit 2, before pytest starts
     selected_suites(args.suite, profile)
     fault_catalogue.resolve(args.mock_fault)
+    select_checks(args.check)  # an unknown check id: exit 2 before anything starts
     if args.mock_fault and not profile.uses_mock:
         raise ConfigError(f"--mock-fault needs a profile that starts mock servers; {profile.name} starts none")
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
@@ -289,6 +293,8 @@ def build_pytest_args(args: argparse.Namespace, *, profile_ref: str, report_dir:
         out += ["--fuzz-max-examples", str(args.max_examples)]
     if args.max_duration is not None:
         out += ["--max-duration", str(args.max_duration)]
+    for pattern in args.check:
+        out += ["--check", pattern]
     if str(args.workers) not in ("0", "1"):
         out += ["-n", str(args.workers)]
     extra = list(args.pytest_args or [])

@@ -99,6 +99,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--traffic", action="append", default=[], metavar="HAR",
                     help="judge the exchanges of this HAR file instead of sending requests (repeatable; suites/passive)")
     group.addoption("--fuzz-max-examples", type=int, default=None, help="examples per operation for contract fuzzing (default: from the profile)")
+    group.addoption("--check", action="append", default=[], metavar="ID", dest="check_ids",
+                    help="run only this check (an id, or a pattern like 'soap.request.*'; repeatable)")
     group.addoption("--max-duration", type=float, default=None, metavar="SECONDS",
                     help="the run's wall-time bound: checks not run by then are blocked (default: limits.run_deadline_s)")
 
@@ -402,6 +404,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         "waits": (profile.safety.waits or (profile.auth is not None and (profile.auth.mock or bool(profile.auth.clock))),
                   "wait out lifetimes in real time"),
     }
+    wanted = _wanted_checks(config.getoption("check_ids"))
+    deselected = []
     for item in items:
         if SUITES_DIR not in Path(str(item.path)).parents:
             continue
@@ -409,6 +413,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if len(marks) != 1 or not marks[0].args:
             raise pytest.UsageError(f"{item.nodeid}: a suite test must carry exactly one @pytest.mark.check('<id>')")
         check = check_by_id(marks[0].args[0])
+        if wanted is not None and check.id not in wanted:
+            deselected.append(item)
+            continue
         item.stash[_CHECK_ID] = check.id
         # schemathesis renames nodes per operation while subtests run: keep the real id.
         item.stash[_TEST_ID] = item.nodeid
@@ -418,6 +425,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 item.add_marker(pytest.mark.skip(reason=f"profile {profile.name} forbids checks that {what}"))
         if item.get_closest_marker("mock_only") and not profile.uses_mock:
             item.add_marker(pytest.mark.skip(reason="needs control of the local mock"))
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = [item for item in items if item not in deselected]
+
+
+def _wanted_checks(patterns: list[str]) -> set[str] | None:
+    """The check ids `--check` selects (None: all)."""
+    if not patterns:
+        return None
+    from conformance.checks.registry import select_checks
+
+    try:
+        return select_checks(patterns)
+    except ConfigError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 _CHECK_ID = pytest.StashKey[str]()

@@ -239,6 +239,22 @@ def test_a_run_that_selects_no_check_is_exit_2(tmp_path: Path) -> None:
     assert (summary["exit_code"], summary["counts"]["passed"]) == (2, 0) and "nothing to run" in summary["verdict_reason"]
 
 
+def test_check_selects_the_checks_it_names(tmp_path: Path) -> None:
+    result = run_cli("run", "--suite", "soap", "-n", "0", "--no-html", "--report-dir", str(tmp_path),
+                     "--check", "soap.request.*_rejected", "--check", "soap.response.status_ok")
+    assert result.returncode == 0, result.stdout + result.stderr
+    ran = {e["check"] for e in json.loads((tmp_path / "summary.json").read_text())["checks"]}
+    assert "soap.response.status_ok" in ran and "soap.request.doctype_rejected" in ran
+    assert all(c == "soap.response.status_ok" or (c.startswith("soap.request.") and c.endswith("_rejected"))
+               for c in ran), ran
+
+
+def test_a_check_that_names_no_check_is_exit_2() -> None:
+    result = run_cli("run", "--suite", "soap", "--no-html", "--check", "soap.no_such_check")
+    assert result.returncode == 2 and "--check soap.no_such_check: no check has that id" in result.stderr
+    assert_clean(result)
+
+
 def test_a_run_in_which_no_check_executed_is_exit_4(tmp_path: Path) -> None:
     """Every selected check is switched off by the profile: nothing was judged, so no "conforms"."""
     text = (REPO_ROOT / "conformance" / "shipped_profiles" / "local-mock.toml").read_text()

@@ -84,6 +84,24 @@ def registered_checks(suite: str | None = None) -> list[Check]:
     )
 
 
+def select_checks(patterns: list[str]) -> set[str]:
+    """The ids of the registered checks the patterns name (an id, or a shell-style pattern
+    such as 'soap.request.*'); a pattern that names none is a configuration error."""
+    from fnmatch import fnmatchcase
+
+    from conformance.errors import ConfigError
+
+    known = [c.id for c in registered_checks()]
+    wanted: set[str] = set()
+    for pattern in patterns:
+        matched = {cid for cid in known if fnmatchcase(cid, pattern)}
+        if not matched:
+            raise ConfigError(f"--check {pattern}: no check has that id (summary.json and the README's check "
+                              "tables name them)")
+        wanted |= matched
+    return wanted
+
+
 def load_catalogues() -> None:
     """Import every suite's catalogue so the registry is complete."""
     import importlib
