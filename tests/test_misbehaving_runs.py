@@ -2,7 +2,7 @@
 and a peak-memory bound of its own process, writes its report, gives the verdict the mode
 deserves with a reason naming the violation, and never sends a request to another origin.
 
-Each run is a real `conformance run` in a subprocess (its peak RSS read from wait4), with
+Each run is a real `conformance run` in a subprocess (its processes' peak RSS sampled from /proc), with
 small limits and a request budget in the profile so that a mode that stalls every request
 still ends quickly. tests/test_bounded_http.py covers each mode request by request.
 """
@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from misbehaving_server import MisbehavingServer
+from process_peak import PeakRss
 
 from conformance.paths import CHECKOUT as REPO_ROOT
 
@@ -134,10 +135,12 @@ def run_harness(tmp_path: Path, suite: str, url: str) -> tuple[int, float, float
     proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=REPO_ROOT,
                             env={**os.environ, "MISBEHAVING_KEY": "k" * 16, "MISBEHAVING_CLIENT_SECRET": "s" * 16,
                                  "MISBEHAVING_USER": "notaris", "MISBEHAVING_PASSWORD": "p" * 12})
+    peak = PeakRss(proc.pid)  # wait4's ru_maxrss carries the forking worker's size over the exec
     try:
         deadline = started + WALL_S
-        while True:  # wait4 gives this child's own peak RSS
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        while True:
+            peak.sample()
+            pid, status = os.waitpid(proc.pid, os.WNOHANG)
             if pid:
                 break
             if time.monotonic() > deadline:
@@ -148,7 +151,7 @@ def run_harness(tmp_path: Path, suite: str, url: str) -> tuple[int, float, float
         out.close()
     wall = time.monotonic() - started
     code = os.waitstatus_to_exitcode(status)
-    rss_mb = usage.ru_maxrss / 1024  # kilobytes on Linux
+    rss_mb = peak.peak_mb
     return code, wall, rss_mb, (tmp_path / "out.txt").read_text()
 
 
