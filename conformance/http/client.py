@@ -32,6 +32,12 @@ from conformance.http.schedule import BudgetSpent, Schedule
 from conformance.http.stops import ANSWERED, NO_STOP, TRANSPORT_FAILURES, Breaker, RunStop, Stopped
 
 RATE_LIMIT_RETRIES = 4
+# The share of the profile's rate the run is paced at. A server counts a request in the
+# window it arrives in: one sent on time at a window's end may arrive in the next, and a
+# run paced at exactly the limit then meets a 429 now and again (one in 3150 measured).
+# 3 % of the interval absorbs up to 30 ms of such jitter at 20 requests/s; the server's
+# RateLimit headers still hold every request once it says nothing remains.
+PACED_SHARE = 0.97
 MAX_RETRY_WAIT_S = 60
 
 
@@ -91,7 +97,7 @@ class Pacer:
         self.stop = bounds.stop
         self._breaker = bounds.breaker
         self._adaptive = adaptive
-        self._interval = 1.0 / requests_per_second if requests_per_second > 0 else 0.0
+        self._interval = 1.0 / (requests_per_second * PACED_SHARE) if requests_per_second > 0 else 0.0
         self._budget = budget
         self._schedule = schedule if schedule is not None else Schedule()
         self._sent = 0
