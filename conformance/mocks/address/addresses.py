@@ -264,9 +264,14 @@ def zoek(ctx: Context) -> HalResult:
     return result
 
 
+_GET_ONE_PARAMS = frozenset({"expand", "inclusiefEindStatus"})
+_GET_EXTENDED_PARAMS = frozenset({"inclusiefEindStatus"})
+_ONE_PAGE = Paging(1, DEFAULT_PAGE_SIZE)  # X-Pagination-* are listed for a single address's 200 too
+
+
 def get_one(ctx: Context) -> HalResult:
     """GET /adressen/{nummeraanduidingIdentificatie}."""
-    q = ctx.query(frozenset({"expand", "inclusiefEindStatus"}))
+    q = ctx.query(_GET_ONE_PARAMS)
     v = P.Validator(q)
     num_id = ctx.path_id(v, "nummeraanduidingIdentificatie", P.NUMMERAANDUIDING_ID)
     eind = v.boolean("inclusiefEindStatus")
@@ -274,7 +279,7 @@ def get_one(ctx: Context) -> HalResult:
     v.finish()
     eind = _with_end_status(ctx, eind)
     found = ctx.repo.get_address(num_id, inclusief_eind_status=eind)
-    paging = Paging(1, DEFAULT_PAGE_SIZE)  # X-Pagination-* are listed for this 200 too
+    paging = _ONE_PAGE
     if found is None:
         return ctx.not_found(paging)
     chosen = expand if expand is not None and not ctx.on(F.EXPAND_IGNORED) else frozenset()
@@ -283,7 +288,7 @@ def get_one(ctx: Context) -> HalResult:
 
 def get_extended(ctx: Context) -> HalResult:
     """GET /adressenuitgebreid/{nummeraanduidingIdentificatie}."""
-    q = ctx.query(frozenset({"inclusiefEindStatus"}))
+    q = ctx.query(_GET_EXTENDED_PARAMS)
     v = P.Validator(q)
     num_id = ctx.path_id(v, "nummeraanduidingIdentificatie", P.NUMMERAANDUIDING_ID)
     eind = v.boolean("inclusiefEindStatus")

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from email.utils import format_datetime
+from functools import lru_cache
 from typing import Any
 
 from starlette.applications import Starlette
@@ -31,7 +32,7 @@ from conformance.mocks.address.context import Context, HalResult
 from conformance.mocks.address.hal import RequestInfo, drop_embedded_self_links, drop_self_link
 from conformance.mocks.address.params import parse_query
 from conformance.mocks.address.problems import ProblemError, json_bytes, render_problem
-from conformance.mocks.address.ratelimit import Decision, RateLimiter
+from conformance.mocks.address.ratelimit import HEADER_NAMES, Decision, RateLimiter
 from conformance.mocks.address.repository import Repository
 from conformance.mocks.faults import Fault, FaultSet
 
@@ -39,6 +40,8 @@ log = logging.getLogger(__name__)
 
 HAL_JSON = "application/hal+json"
 CRS = "epsg:28992"
+_HAL_JSON_BYTES, _JSON_BYTES, _CRS_BYTES = HAL_JSON.encode(), b"application/json", CRS.encode()
+_RATE_NAMES = tuple(name.lower().encode("latin-1") for name in HEADER_NAMES)
 # Accept values served with HAL (the error media type is accepted too, as the public API does).
 _ACCEPTABLE = frozenset({"application/hal+json", "*/*", "application/*", "application/problem+json"})
 _WARNING_TEXT = "Deze versie van de API is binnenkort niet meer beschikbaar."
@@ -73,6 +76,16 @@ ENDPOINTS: tuple[Endpoint, ...] = (
 )
 
 
+class _Answer(Response):
+    """A 200 answer whose headers are already encoded (as Response.init_headers would)."""
+
+    def __init__(self, body: bytes, raw_headers: list[tuple[bytes, bytes]]) -> None:
+        self.status_code = 200
+        self.background = None
+        self.body = body
+        self.raw_headers = raw_headers
+
+
 def create_app(config: AddressMockConfig, faults: FaultSet) -> Starlette:
     app = Starlette()
     # Every request goes to the mock, whatever its method or path: as the router's
@@ -87,11 +100,25 @@ class AddressMock:
     def __init__(self, config: AddressMockConfig, faults: FaultSet) -> None:
         self.config = config
         self.faults = faults
+        self._faults_on = faults.names  # a FaultSet never changes; asked a few dozen times a request
+        reshaping = (
+            F.IDENTIFIERS_MALFORMED, S.HUISNUMMER_AS_STRING, G.SELF_LINK_MISSING, G.EMBEDDED_SELF_LINK_MISSING
+        )
+        self._reshapes_body = any(self.on(fault) for fault in reshaping)  # see _success
+        # The faults that bend the headers of a 200, in the order _success asks them.
+        self._success_faults = tuple(
+            self.on(fault)
+            for fault in (
+                F.WARNING_HEADER_MISSING, F.PAGINATION_HEADERS_MISSING, F.PAGINATION_HEADERS_WRONG,
+                F.CONTENT_CRS_MISSING, F.RATE_LIMIT_HEADERS_MISSING, G.RATE_LIMIT_REMAINING_NOT_DECREMENTED,
+                F.HAL_SERVED_AS_JSON,
+            )
+        )
         self.limiter = RateLimiter()
         self._repo: Repository | None = None
 
     def on(self, fault: Fault) -> bool:
-        return self.faults.on(fault.name)
+        return fault.name in self._faults_on
 
     @property
     def repo(self) -> Repository:
@@ -101,28 +128,41 @@ class AddressMock:
         return self._repo
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        response = await self.handle(Request(scope, receive))
+        assert scope["type"] == "http"  # what Request(scope) asserts; the rest of it is not needed
+        response = self._answer(scope)
         await response(scope, receive, send)
 
     async def handle(self, request: Request) -> Response:
-        info = self._request_info(request)
-        instance = info.raw_path if self.on(G.PROBLEM_INSTANCE_WITHOUT_QUERY) else info.instance
+        return self._answer(request.scope)
+
+    def _answer(self, scope: Scope) -> Response:
+        headers = _first_headers(scope)
+        info = self._request_info(scope, headers)
         try:
-            response = self._serve(request, info)
+            response = self._serve(scope, headers, info)
         except ProblemError as err:
-            response = render_problem(err, instance, self.faults)
+            response = render_problem(err, self._instance(info), self.faults)
         except Exception:  # the contract: no input may produce anything but problem+json
             log.exception("address mock: unexpected error for %s", info.instance)
-            response = render_problem(ProblemError("serverError"), instance, self.faults)
+            response = render_problem(ProblemError("serverError"), self._instance(info), self.faults)
         # api-version on every response except 429 (seed part 4 "Response headers").
         if response.status_code != 429 and not self.on(F.API_VERSION_MISSING):
-            response.headers["api-version"] = self.config.api_version
+            value = self.config.api_version.encode("latin-1")
+            raw = response.raw_headers
+            if type(response) is not _Answer and any(name == b"api-version" for name, _ in raw):
+                response.headers["api-version"] = self.config.api_version
+            else:  # what response.headers["api-version"] = ... does when there is none yet
+                raw.append((b"api-version", value))
         return response
 
+    def _instance(self, info: RequestInfo) -> str:
+        """The problem `instance` of a request."""
+        return info.raw_path if self.on(G.PROBLEM_INSTANCE_WITHOUT_QUERY) else info.instance
+
     # --- the pipeline -------------------------------------------------------------------
-    def _serve(self, request: Request, info: RequestInfo) -> Response:
-        route_path = self._route_path(request)
-        key, policy = self._authenticate(request)
+    def _serve(self, scope: Scope, request_headers: dict[bytes, bytes], info: RequestInfo) -> Response:
+        route_path = self._route_path(scope)
+        key, policy = self._authenticate(request_headers)
         self._authorise(policy, route_path)
         if self.on(G.TIME_TRAVEL_FORBIDDEN) and _TIME_TRAVEL & {p.split("=", 1)[0] for p in info.raw_query.split("&")}:
             raise ProblemError("autorisation")
@@ -148,16 +188,14 @@ class AddressMock:
             )
 
         endpoint, path_id = self._route(route_path)
-        if request.method != "GET" and not self.on(G.WRITE_METHODS_SERVED):
+        if scope["method"] != "GET" and not self.on(G.WRITE_METHODS_SERVED):
             raise ProblemError("methodNotAllowed", headers={"Allow": "GET"})
-        self._negotiate(request, endpoint)
-        ctx = Context(
-            info, parse_query(request.scope.get("query_string", b"")), path_id, self.repo, self.faults
-        )
+        self._negotiate(request_headers, endpoint)
+        ctx = Context(info, parse_query(scope.get("query_string", b"")), path_id, self.repo, self.faults)
         return self._success(endpoint.handler(ctx), decision, info)
 
-    def _authenticate(self, request: Request) -> tuple[str, KeyPolicy]:
-        key = request.headers.get("x-api-key")
+    def _authenticate(self, headers: dict[bytes, bytes]) -> tuple[str, KeyPolicy]:
+        key = _header(headers, b"x-api-key")
         if key is None:
             if self.on(F.NO_API_KEY_SERVED):
                 return "", KeyPolicy()
@@ -185,57 +223,63 @@ class AddressMock:
             if route_path == prefix or route_path.startswith(prefix + "/"):
                 raise ProblemError("autorisation")
 
-    def _route_path(self, request: Request) -> str:
+    def _route_path(self, scope: Scope) -> str:
         """The path below the base path, or the full path when it is not under it."""
-        path: str = request.scope.get("path", "")
-        root = request.scope.get("root_path", "")
+        path: str = scope.get("path", "")
+        root = scope.get("root_path", "")
         if root and path.startswith(root):
             path = path[len(root) :]
         base = self.config.base_path
         return path[len(base) :] if path.startswith(base + "/") else path
 
     def _route(self, route_path: str) -> tuple[Endpoint, str | None]:
-        for endpoint in ENDPOINTS:
-            match = endpoint.pattern.fullmatch(route_path)
-            if match:
-                return endpoint, (match.group(1) if match.groups() else None)
-        raise ProblemError("notFound")  # includes a trailing "/" (bag-api.md 4.13)
+        found = _routed(route_path)
+        if found is None:
+            raise ProblemError("notFound")  # includes a trailing "/" (bag-api.md 4.13)
+        return found
 
-    def _negotiate(self, request: Request, endpoint: Endpoint) -> None:
+    def _negotiate(self, headers: dict[bytes, bytes], endpoint: Endpoint) -> None:
         negotiates = endpoint.negotiates and not self.on(F.ACCEPT_NOT_NEGOTIATED)
-        accept = request.headers.get("accept")
-        served = accept_exact(accept) if self.on(G.ACCEPT_EXACT_MATCH_ONLY) else accept_ok(accept)
-        on_406 = {} if self.on(G.ACCEPT_CRS_HEADER_MISSING_ON_406) else {"acceptCrs": CRS}
-        any_crs_refused = self.on(G.SUPPORTED_CRS_REJECTED)
+        accept = _header(headers, b"accept")
+        served = _accept_exact(accept) if self.on(G.ACCEPT_EXACT_MATCH_ONLY) else _accept_ok(accept)
         if negotiates and not served:
-            raise ProblemError("notAcceptable", headers=dict(on_406))
+            raise ProblemError("notAcceptable", headers=self._on_406())
         if endpoint.accept_crs and not self.on(F.ACCEPT_CRS_NOT_VALIDATED):
-            value = request.headers.get("accept-crs")
-            if value is not None and (any_crs_refused or value.strip().lower() != CRS):
-                raise ProblemError("crsNotAcceptable", headers=dict(on_406))
+            value = _header(headers, b"accept-crs")
+            if value is not None and (self.on(G.SUPPORTED_CRS_REJECTED) or value.strip().lower() != CRS):
+                raise ProblemError("crsNotAcceptable", headers=self._on_406())
         if endpoint.content_crs and not self.on(F.CONTENT_CRS_NOT_VALIDATED):
-            value = request.headers.get("content-crs")
-            if value is not None and (any_crs_refused or value.strip().lower() != CRS):
+            value = _header(headers, b"content-crs")
+            if value is not None and (self.on(G.SUPPORTED_CRS_REJECTED) or value.strip().lower() != CRS):
                 raise ProblemError("crsNotSupported")
 
+    def _on_406(self) -> dict[str, str]:
+        return {} if self.on(G.ACCEPT_CRS_HEADER_MISSING_ON_406) else {"acceptCrs": CRS}
+
     def _success(self, result: HalResult, decision: Decision, info: RequestInfo) -> Response:
-        headers: dict[str, str] = {}
-        if not self.on(F.WARNING_HEADER_MISSING):
+        # The headers as Starlette's Response(headers=..., media_type=...) encodes them:
+        # lower-case names, in this order, then content-length and content-type.
+        raw: list[tuple[bytes, bytes]] = []
+        no_warning, no_pages, wrong_pages, no_crs, no_rate, same_remaining, as_json = self._success_faults
+        if not no_warning:
             text = _DEPRECATED_TEXT if result.deprecated else _WARNING_TEXT
             # RFC 7234 5.5: warn-code SP warn-agent SP quoted warn-text (no warn-date).
-            headers["warning"] = f'299 {info.base_url} "{text}"'
-        if result.paging is not None and not self.on(F.PAGINATION_HEADERS_MISSING):
-            headers["X-Pagination-Page"] = str(result.paging.page)
-            limit = 20 if self.on(F.PAGINATION_HEADERS_WRONG) else result.paging.size
-            headers["X-Pagination-Limit"] = str(limit)
-        if result.content_crs and not self.on(F.CONTENT_CRS_MISSING):
-            headers["Content-Crs"] = CRS
-        if not self.on(F.RATE_LIMIT_HEADERS_MISSING):
-            headers.update(decision.headers)
-            if self.on(G.RATE_LIMIT_REMAINING_NOT_DECREMENTED):
-                headers["RateLimit-Remaining"] = decision.headers["RateLimit-Limit"]
+            raw.append((b"warning", f'299 {info.base_url} "{text}"'.encode("latin-1")))
+        if result.paging is not None and not no_pages:
+            raw.append((b"x-pagination-page", str(result.paging.page).encode("latin-1")))
+            limit = 20 if wrong_pages else result.paging.size
+            raw.append((b"x-pagination-limit", str(limit).encode("latin-1")))
+        if result.content_crs and not no_crs:
+            raw.append((b"content-crs", _CRS_BYTES))
+        if not no_rate:
+            values = decision.values
+            if same_remaining:
+                values = (*values[:4], values[3], *values[5:])  # RateLimit-Remaining = RateLimit-Limit
+            raw.extend(zip(_RATE_NAMES, values, strict=True))
         if result.body is None:
             body = b""
+        elif not self._reshapes_body:
+            body = json_bytes(result.body)
         else:
             data = malform_identifiers(result.body) if self.on(F.IDENTIFIERS_MALFORMED) else result.body
             if self.on(S.HUISNUMMER_AS_STRING):
@@ -245,13 +289,13 @@ class AddressMock:
             if self.on(G.EMBEDDED_SELF_LINK_MISSING):
                 data = drop_embedded_self_links(data)
             body = json_bytes(data)
-        media = "application/json" if self.on(F.HAL_SERVED_AS_JSON) else HAL_JSON
-        return Response(body, status_code=200, headers=headers, media_type=media)
+        raw.append((b"content-length", str(len(body)).encode("latin-1")))
+        raw.append((b"content-type", _JSON_BYTES if as_json else _HAL_JSON_BYTES))
+        return _Answer(body, raw)
 
-    def _request_info(self, request: Request) -> RequestInfo:
-        scope = request.scope
+    def _request_info(self, scope: Scope, headers: dict[bytes, bytes]) -> RequestInfo:
         raw_path = scope.get("raw_path") or scope.get("path", "").encode("utf-8", "replace")
-        host = request.headers.get("host")
+        host = _header(headers, b"host")
         if not host:
             server = scope.get("server") or ("127.0.0.1", 80)
             host = f"{server[0]}:{server[1]}"
@@ -263,6 +307,38 @@ class AddressMock:
             moment=self.config.now(),
             drop_query_in_self=self.on(F.SELF_LINK_DROPS_QUERY),
         )
+
+
+def _first_headers(scope: Scope) -> dict[bytes, bytes]:
+    """The request's headers by (lower-case) name, the first value of each, as Starlette's
+    `Request.headers.get` reads them."""
+    return dict(reversed(list(scope["headers"])))
+
+
+def _header(headers: dict[bytes, bytes], name: bytes) -> str | None:
+    value = headers.get(name)
+    return None if value is None else value.decode("latin-1")
+
+
+def _routed(route_path: str) -> tuple[Endpoint, str | None] | None:
+    """The endpoint and {id} of a path below the base path."""
+    if len(route_path) > _CACHED_LENGTH:
+        return _match_route(route_path)
+    return _cached_route(route_path)
+
+
+def _match_route(route_path: str) -> tuple[Endpoint, str | None] | None:
+    for endpoint in ENDPOINTS:
+        match = endpoint.pattern.fullmatch(route_path)
+        if match:
+            return endpoint, (match.group(1) if match.groups() else None)
+    return None
+
+
+# Pure functions of a short string, asked on every request (the same values recur); longer
+# values are not kept, so the caches stay small whatever clients send.
+_CACHED_LENGTH = 128
+_cached_route = lru_cache(maxsize=4096)(_match_route)
 
 
 def accept_ok(value: str | None) -> bool:
@@ -289,6 +365,19 @@ def accept_ok(value: str | None) -> bool:
 def accept_exact(value: str | None) -> bool:
     """Fault accept_exact_match_only: only no Accept or exactly application/hal+json."""
     return value is None or not value.strip() or value.strip() == HAL_JSON
+
+
+_cached_accept_ok = lru_cache(maxsize=1024)(accept_ok)
+_cached_accept_exact = lru_cache(maxsize=1024)(accept_exact)
+
+
+def _accept_ok(value: str | None) -> bool:
+    return accept_ok(value) if value is not None and len(value) > _CACHED_LENGTH else _cached_accept_ok(value)
+
+
+def _accept_exact(value: str | None) -> bool:
+    long = value is not None and len(value) > _CACHED_LENGTH
+    return accept_exact(value) if long else _cached_accept_exact(value)
 
 
 _ID = re.compile(r"[0-9]{16}")

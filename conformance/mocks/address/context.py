@@ -7,6 +7,7 @@ the app (app.py) owns everything around them: auth, limits, negotiation and head
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from conformance.mocks.address import faults as F
@@ -55,15 +56,7 @@ class Context:
 
     def readings(self) -> Readings:
         """How this request's values are read: as the seed says unless a fault bends it."""
-        return Readings(
-            lenient_booleans=(
-                frozenset({"huidig", "inclusiefEindStatus", "exacteMatch"})
-                if self.on(G.BOOLEAN_NOT_VALIDATED)
-                else frozenset()
-            ),
-            ignore_malformed_timestamps=self.on(G.BESCHIKBAAROP_NOT_VALIDATED),
-            misread_short_timestamps=self.on(G.BESCHIKBAAROP_SHORT_FORM_MISREAD),
-        )
+        return _readings(self.faults.names)
 
     def path_id(self, v: Validator, name: str, pattern: str) -> str | None:
         return v.path_id(
@@ -112,3 +105,17 @@ class Context:
         if self.on(F.NOT_FOUND_AS_200):
             return HalResult(None, paging=paging)
         raise ProblemError("notFound")
+
+
+@lru_cache(maxsize=64)
+def _readings(faults: frozenset[str]) -> Readings:
+    """The Readings of a fault set (the same for every request of a mock)."""
+    return Readings(
+        lenient_booleans=(
+            frozenset({"huidig", "inclusiefEindStatus", "exacteMatch"})
+            if G.BOOLEAN_NOT_VALIDATED.name in faults
+            else frozenset()
+        ),
+        ignore_malformed_timestamps=G.BESCHIKBAAROP_NOT_VALIDATED.name in faults,
+        misread_short_timestamps=G.BESCHIKBAAROP_SHORT_FORM_MISREAD.name in faults,
+    )

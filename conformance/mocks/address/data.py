@@ -28,9 +28,15 @@ Two data sets come from the same generator, chosen per mock instance (the profil
   `well_known(ORDINARY)` (ORDINARY_WELL_KNOWN) gives its samples: no
   `verblijfsobject_panden`, and a box per kind.
 
-Bump GENERATOR_VERSION whenever the generated content changes: cached databases are
-rebuilt when their `meta` table holds another version (an ordinary database also records
-`data_set`; a file without that row holds the full set).
+Next to the register's tables, the file holds the indexes the mock's queries use
+(`_write_search_index`): `adres`, the addresses the API lists, one row each, numbered in
+the order answers list them; `adres_term` and the FTS5 table `adres_tekst` for free text
+(`q`, /adressen/zoek); the R*Tree `ao_extent` for bbox; and indexes for every other query
+kind.
+
+Bump GENERATOR_VERSION whenever the generated content or the schema changes: cached
+databases are rebuilt when their `meta` table holds another version (an ordinary database
+also records `data_set`; a file without that row holds the full set).
 """
 
 from __future__ import annotations
@@ -49,7 +55,7 @@ from typing import Any
 
 from conformance.paths import CACHE_DIR_ENV, cache_dir  # noqa: F401 - CACHE_DIR_ENV: tests set it
 
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"  # 2: the search index (`_write_search_index`)
 SEED = 289922092
 
 # The data sets (see the module docstring); the profile's services.address.mock_data.
@@ -1802,6 +1808,118 @@ def _write(conn: sqlite3.Connection, world: _World) -> None:
         ],
     )
     _write_objects(conn, world.objects)
+    _write_search_index(conn)
+
+
+# --------------------------------------------------------------------------------------
+# The search index
+# --------------------------------------------------------------------------------------
+
+# The addresses the API lists: one row per address whose addressable object's latest
+# occurrence carries it, with whether it, its public space, woonplaats or object has an
+# end status (`eind`) and whether a building of that object has one (`pand_eind`).
+_ADDRESS_ROWS = """
+SELECT na.identificatie AS na_id, na.huisnummer, na.huisletter,
+       na.huisnummertoevoeging AS toevoeging, na.postcode, na.zoek_identificatie,
+       na.geconstateerd AS na_geconstateerd,
+       o.identificatie AS or_id, o.naam AS or_naam, o.naam_lc AS or_naam_lc,
+       o.korte_naam, o.geconstateerd AS or_geconstateerd,
+       w.identificatie AS wp_id, w.naam AS wp_naam, w.naam_lc AS wp_naam_lc,
+       w.geconstateerd AS wp_geconstateerd,
+       v.rid, v.identificatie AS ao_id, v.type AS ao_type, aa.nevenadres,
+       (na.status IN eindstatus OR o.status IN eindstatus OR w.status IN eindstatus
+        OR v.status IN eindstatus) AS eind,
+       EXISTS (SELECT 1 FROM ao_pand ap JOIN pand p ON p.identificatie = ap.pand
+               WHERE ap.rid = v.rid AND p.status IN eindstatus) AS pand_eind
+FROM nummeraanduiding na
+JOIN openbare_ruimte o ON o.identificatie = na.openbare_ruimte
+JOIN woonplaats w ON w.identificatie = o.woonplaats
+JOIN ao_adres aa ON aa.nummeraanduiding = na.identificatie
+JOIN ao_voorkomen v ON v.rid = aa.rid AND v.laatste = 1
+ORDER BY wp_naam, or_naam, huisnummer, coalesce(huisletter, ''), coalesce(toevoeging, ''), na_id
+"""
+
+# `volgorde` numbers the addresses in the order above, the order of every answer that
+# lists addresses; `korte_naam_lc` is the short name folded (`fold`) like the other names.
+SEARCH_SCHEMA = """
+CREATE TABLE adres (
+    volgorde INTEGER PRIMARY KEY, na_id TEXT NOT NULL, huisnummer INTEGER NOT NULL,
+    huisletter TEXT, toevoeging TEXT, postcode TEXT, zoek_identificatie TEXT NOT NULL,
+    na_geconstateerd TEXT NOT NULL, or_id TEXT NOT NULL, or_naam TEXT NOT NULL,
+    or_naam_lc TEXT NOT NULL, korte_naam TEXT NOT NULL, korte_naam_lc TEXT NOT NULL,
+    or_geconstateerd TEXT NOT NULL, wp_id TEXT NOT NULL, wp_naam TEXT NOT NULL,
+    wp_naam_lc TEXT NOT NULL, wp_geconstateerd TEXT NOT NULL, rid INTEGER NOT NULL,
+    ao_id TEXT NOT NULL, ao_type TEXT NOT NULL, nevenadres INTEGER NOT NULL,
+    eind INTEGER NOT NULL, pand_eind INTEGER NOT NULL);
+CREATE INDEX adres_na ON adres (na_id);
+CREATE INDEX adres_postcode ON adres (postcode, huisnummer);
+CREATE INDEX adres_namen ON adres (wp_naam_lc, or_naam_lc, huisnummer);
+CREATE INDEX adres_huisnummer ON adres (huisnummer);
+CREATE INDEX adres_ao ON adres (ao_id);
+CREATE INDEX adres_or ON adres (or_id);
+CREATE INDEX adres_rid ON adres (rid);
+-- Free text, whole terms: every folded term that matches an address as a whole (its
+-- postcode forms and house number forms, see free_text_terms).
+CREATE TABLE adres_term (
+    term TEXT NOT NULL, volgorde INTEGER NOT NULL, PRIMARY KEY (term, volgorde)) WITHOUT ROWID;
+-- Free text, parts of names: the folded woonplaats, street and short name of each
+-- address (rowid = volgorde), as trigrams: a term of three or more characters is found
+-- where it is part of one of them.
+CREATE VIRTUAL TABLE adres_tekst USING fts5(
+    woonplaats, openbare_ruimte, korte_naam, content = '', tokenize = 'trigram case_sensitive 1');
+-- The bounding box of every occurrence (id = rid). An R*Tree stores 32-bit floats rounded
+-- outwards, so it finds a superset that a query narrows with the exact columns.
+CREATE VIRTUAL TABLE ao_extent USING rtree(id, minx, maxx, miny, maxy);
+"""
+
+
+def free_text_terms(
+    postcode: str | None, huisnummer: int, huisletter: str | None, toevoeging: str | None
+) -> set[str]:
+    """The folded free-text terms (bag-api.md 4.10) that match an address as a whole: its
+    postcode, the postcode's digits, its letters, or a prefix of at least four characters;
+    the house number, letter and addition, also written together (`12a`, `12-1`)."""
+    terms: set[str] = set()
+    code = fold(postcode or "")
+    if code:
+        terms.update({code, code[:4], code[4:]})
+        terms.update(code[:length] for length in range(4, len(code) + 1))
+    number = str(huisnummer)
+    letter = fold(huisletter or "")
+    addition = fold(toevoeging or "")
+    terms.update({number, letter, addition, letter + addition, number + letter, number + letter + addition})
+    if addition:
+        terms.add(f"{number}-{letter}{addition}")
+        terms.add(f"{number}{letter}-{addition}")
+    terms.discard("")
+    return terms
+
+
+def _write_search_index(conn: sqlite3.Connection) -> None:
+    conn.executescript(SEARCH_SCHEMA)
+    cursor = conn.execute(_ADDRESS_ROWS)
+    names = [column[0] for column in cursor.description]
+    addresses: list[dict[str, Any]] = []
+    terms: list[tuple[str, int]] = []
+    texts: list[tuple[Any, ...]] = []
+    for volgorde, values in enumerate(cursor.fetchall(), start=1):
+        row = dict(zip(names, values, strict=True))
+        row.update(volgorde=volgorde, korte_naam_lc=fold(row["korte_naam"]))
+        addresses.append(row)
+        found = free_text_terms(row["postcode"], row["huisnummer"], row["huisletter"], row["toevoeging"])
+        terms.extend((term, volgorde) for term in sorted(found))
+        texts.append((volgorde, row["wp_naam_lc"], row["or_naam_lc"], row["korte_naam_lc"]))
+    if addresses:
+        columns = list(addresses[0])
+        conn.executemany(
+            f"INSERT INTO adres ({', '.join(columns)}) VALUES ({', '.join(':' + c for c in columns)})",
+            addresses,
+        )
+    _insert(conn, "adres_term", terms)
+    conn.executemany(
+        "INSERT INTO adres_tekst (rowid, woonplaats, openbare_ruimte, korte_naam) VALUES (?, ?, ?, ?)", texts
+    )
+    conn.execute("INSERT INTO ao_extent SELECT rid, minx, maxx, miny, maxy FROM ao_voorkomen")
 
 
 def build_database(path: Path, data_set: str = FULL) -> Path:

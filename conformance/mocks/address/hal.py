@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime
+from functools import cached_property
 from typing import Any, TypeVar
 from urllib.parse import quote, unquote_plus
 
@@ -35,7 +36,7 @@ class RequestInfo:
     moment: datetime  # the request moment (UTC), for time-travel defaults
     drop_query_in_self: bool = False
 
-    @property
+    @cached_property
     def base_url(self) -> str:
         return self.origin + self.base_path
 

@@ -11,6 +11,7 @@ import math
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from functools import lru_cache
 from urllib.parse import unquote_to_bytes
 
 from conformance.mocks.address import problems
@@ -50,6 +51,8 @@ _TIMESTAMP = re.compile(
     r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\.([0-9]+))?)?"
 )
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# re.fullmatch(pattern, value) without re's cache lookup: the patterns are this module's.
+_compiled = lru_cache(maxsize=64)(re.compile)
 # int() refuses strings above 4300 digits; longer values are clamped to this many digits
 # (still far beyond every limit), shorter ones stay exact, e.g. for X-Pagination-Page.
 _MAX_DIGITS = 4000
@@ -111,6 +114,8 @@ class Query:
         first_wins: frozenset[str] = frozenset(),
     ) -> None:
         self._params: dict[str, RawParam] = {}
+        if not raw:
+            return  # nothing sent: nothing twice, nothing empty
         seen: dict[str, int] = {}
         for param in raw:
             if param.name in known:
@@ -171,7 +176,7 @@ class Validator:
     # --- converters -----------------------------------------------------------------
     def path_id(self, name: str, value: str, pattern: str, *, enforce: bool = True) -> str | None:
         """A path identifier; its `name` is written in lower case (bag-api.md 5.4)."""
-        if not enforce or re.fullmatch(pattern, value):
+        if not enforce or _compiled(pattern).fullmatch(value):
             return value
         self.fail(-1, name.lower(), "pattern", pattern)
         return None
@@ -181,7 +186,7 @@ class Validator:
         if param is None:
             return None
         assert param.value is not None
-        if enforce and not re.fullmatch(pattern, param.value):
+        if enforce and not _compiled(pattern).fullmatch(param.value):
             self.fail(param.position, name, "pattern", pattern)
             return None
         return param.value
@@ -274,7 +279,7 @@ class Validator:
         if param is None:
             return None
         items = tuple((param.value or "").split(","))
-        bad = [item for item in items if enforce and not re.fullmatch(pattern, item)]
+        bad = [item for item in items if enforce and not _compiled(pattern).fullmatch(item)]
         for _ in bad:
             self.fail(param.position, name, "pattern", pattern)
         return None if bad else items

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from starlette.responses import Response
@@ -179,5 +180,88 @@ def render_problem(err: ProblemError, instance: str, faults: FaultSet) -> Respon
     return Response(json_bytes(body), status_code=status, headers=err.headers, media_type=media)
 
 
+# What json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False) makes,
+# without building a JSONEncoder for every answer: its encode() is json_text.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_C_ENCODER = getattr(json.encoder, "c_make_encoder", None)
+_C_ENCODE = (
+    None
+    if _C_ENCODER is None
+    else _C_ENCODER(
+        None, _ENCODER.default, json.encoder.encode_basestring, None, ":", ",", False, False, False
+    )
+)
+
+
+def json_text(body: Any) -> str:
+    if type(body) is KnownJson and body.known_count:
+        return body.encoded()
+    if _C_ENCODE is None or isinstance(body, str):
+        return _ENCODER.encode(body)
+    # JSONEncoder.encode as it runs with the C speedups, less the check for circular
+    # references (an answer is a tree built for it: values are shared, never circular).
+    return "".join(_C_ENCODE(body, 0))
+
+
 def json_bytes(body: Any) -> bytes:
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    return json_text(body).encode("utf-8")
+
+
+class KnownJson(dict[str, Any]):
+    """A JSON object whose first `known_count` members are encoded already (`known`: their
+    text between the braces), so json_bytes encodes only the members added after them.
+
+    Changing or removing a member, rather than adding one, forgets the known text: the
+    object is then encoded whole. (Values are never changed in place: they are shared.)"""
+
+    __slots__ = ("known", "known_count")
+
+    def __init__(self, members: dict[str, Any], known: str) -> None:
+        super().__init__(members)
+        self.known = known
+        self.known_count = len(members)
+
+    def encoded(self) -> str:
+        """What json_text(dict(self)) is."""
+        parts = [self.known]
+        for key, value in islice(self.items(), self.known_count, None):
+            if type(key) is not str:
+                return json_text(dict(self))
+            parts.append(json_text(key) + ":" + json_text(value))
+        return "{" + ",".join(parts) + "}"
+
+    def _forget(self) -> None:
+        self.known_count = 0
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if key in self:
+            self._forget()
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        self._forget()
+        super().__delitem__(key)
+
+    def __ior__(self, other: Any) -> KnownJson:  # type: ignore[override,misc]
+        self._forget()
+        return super().__ior__(other)  # type: ignore[return-value]
+
+    def pop(self, *args: Any) -> Any:
+        self._forget()
+        return super().pop(*args)
+
+    def popitem(self) -> tuple[str, Any]:
+        self._forget()
+        return super().popitem()
+
+    def clear(self) -> None:
+        self._forget()
+        super().clear()
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        self._forget()
+        super().update(*args, **kwargs)
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        self._forget()
+        return super().setdefault(key, default)

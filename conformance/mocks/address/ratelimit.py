@@ -12,6 +12,7 @@ import math
 import threading
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
+from typing import NamedTuple
 
 from conformance.mocks.address.config import KeyPolicy
 
@@ -24,11 +25,25 @@ class _Usage:
     day_count: int
 
 
-@dataclass(frozen=True)
-class Decision:
+# The rate-limit headers of an answer, in the order they are sent.
+HEADER_NAMES: tuple[str, ...] = (
+    "Registry-RateLimit-DayLimit",
+    "Registry-RateLimit-DayLimit-Remaining",
+    "Registry-RateLimit-DayLimit-Reset",
+    "RateLimit-Limit",
+    "RateLimit-Remaining",
+    "RateLimit-Reset",
+)
+
+
+class Decision(NamedTuple):
     allowed: bool
-    headers: dict[str, str]
+    values: tuple[bytes, ...]  # of the HEADER_NAMES, in that order, as sent
     retry_after_s: int  # when refused: seconds until the exhausted limit resets
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {name: value.decode("latin-1") for name, value in zip(HEADER_NAMES, self.values, strict=True)}
 
 
 class RateLimiter:
@@ -37,6 +52,7 @@ class RateLimiter:
         # threads in tests; the lock keeps check-and-count atomic either way.
         self._lock = threading.Lock()
         self._usage: dict[str, _Usage] = {}
+        self._next_midnight: tuple[date, datetime] | None = None  # (a day, the midnight after it)
 
     def check(
         self,
@@ -52,7 +68,12 @@ class RateLimiter:
         window_s = max(policy.rate_window_s, 1)
         window_start = math.floor(stamp / window_s) * window_s
         today = now.date()
-        midnight = datetime.combine(today + timedelta(days=1), time(), tzinfo=UTC)
+        known = self._next_midnight  # one tuple, read and replaced whole: no lock needed
+        if known is not None and known[0] == today:
+            midnight = known[1]
+        else:
+            midnight = datetime.combine(today + timedelta(days=1), time(), tzinfo=UTC)
+            self._next_midnight = (today, midnight)
         rate_reset = max(1, math.ceil(window_start + window_s - stamp))
         day_reset = max(1, math.ceil((midnight - now).total_seconds()))
 
@@ -75,12 +96,12 @@ class RateLimiter:
                 usage.day_count += 1
             window_count, day_count = usage.window_count, usage.day_count
 
-        headers = {
-            "Registry-RateLimit-DayLimit": str(policy.day_limit),
-            "Registry-RateLimit-DayLimit-Remaining": str(max(0, policy.day_limit - day_count)),
-            "Registry-RateLimit-DayLimit-Reset": str(day_reset),
-            "RateLimit-Limit": str(policy.rate_limit),
-            "RateLimit-Remaining": str(max(0, policy.rate_limit - window_count)),
-            "RateLimit-Reset": str(rate_reset),
-        }
-        return Decision(allowed, headers, retry)
+        values = (
+            str(policy.day_limit).encode("latin-1"),
+            str(max(0, policy.day_limit - day_count)).encode("latin-1"),
+            str(day_reset).encode("latin-1"),
+            str(policy.rate_limit).encode("latin-1"),
+            str(max(0, policy.rate_limit - window_count)).encode("latin-1"),
+            str(rate_reset).encode("latin-1"),
+        )
+        return Decision(allowed, values, retry)

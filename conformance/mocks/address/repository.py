@@ -24,6 +24,12 @@ Matching rules the HTTP layer relies on (docs/design.md, "The address mock"):
   what was registered at that moment, both together what was known at that moment to be
   valid on that date; occurrences removed from the valid life cycle never come back;
 * bbox (4.8): closed intervals on the geometry's bounding box, widened by 0.5 mm.
+
+Every query kind reads an index of the file (data.py, "The search index"): `adres` for
+the addresses, `adres_term` and the FTS5 table `adres_tekst` for free text, the R*Tree
+`ao_extent` for bbox. The file never changes, so what an answer is built from (an
+address, an occurrence of an object, a related object) is built once and kept: the dicts
+returned are shared and must not be changed.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ import json
 import re
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -86,31 +92,38 @@ class ObjectQuery:
 # SQL
 # --------------------------------------------------------------------------------------
 
-# One row per address whose addressable object's latest occurrence carries it.
-_ADDRESS_SQL = """
-SELECT * FROM (
-    SELECT na.identificatie AS na_id, na.huisnummer, na.huisletter,
-           na.huisnummertoevoeging AS toevoeging, na.postcode, na.zoek_identificatie,
-           na.geconstateerd AS na_geconstateerd,
-           o.identificatie AS or_id, o.naam AS or_naam, o.naam_lc AS or_naam_lc,
-           o.korte_naam, o.geconstateerd AS or_geconstateerd,
-           w.identificatie AS wp_id, w.naam AS wp_naam, w.naam_lc AS wp_naam_lc,
-           w.geconstateerd AS wp_geconstateerd,
-           v.rid, v.identificatie AS ao_id, v.type AS ao_type, aa.nevenadres,
-           (na.status IN eindstatus OR o.status IN eindstatus OR w.status IN eindstatus
-            OR v.status IN eindstatus) AS eind,
-           EXISTS (SELECT 1 FROM ao_pand ap JOIN pand p ON p.identificatie = ap.pand
-                   WHERE ap.rid = v.rid AND p.status IN eindstatus) AS pand_eind
-    FROM nummeraanduiding na
-    JOIN openbare_ruimte o ON o.identificatie = na.openbare_ruimte
-    JOIN woonplaats w ON w.identificatie = o.woonplaats
-    JOIN ao_adres aa ON aa.nummeraanduiding = na.identificatie
-    JOIN ao_voorkomen v ON v.rid = aa.rid AND v.laatste = 1
-) AS adres
-"""
-_ADDRESS_ORDER = (
-    " ORDER BY wp_naam, or_naam, huisnummer, coalesce(huisletter, ''), coalesce(toevoeging, ''), na_id"
+# The addresses of data.py's `adres` index, in the order answers list them.
+_ADDRESS_KEYS = "SELECT volgorde FROM adres"
+_ADDRESS_ORDER = " ORDER BY volgorde"
+# Free text: a term matches as a whole (adres_term) or as part of a name; a term of three
+# or more characters is found in the trigram index, a shorter one by reading the names.
+_TERM_LONG = (
+    "volgorde IN (SELECT volgorde FROM adres_term WHERE term = ?"
+    " UNION SELECT rowid FROM adres_tekst WHERE adres_tekst MATCH ?)"
 )
+_TERM_SHORT = (
+    "(volgorde IN (SELECT volgorde FROM adres_term WHERE term = ?)"
+    " OR instr(wp_naam_lc, ?) OR instr(or_naam_lc, ?) OR instr(korte_naam_lc, ?))"
+)
+_TRIGRAM = 3
+# Up to this many different terms go into the query as above; more (SQLite bounds the depth
+# of an expression) are matched one by one and their addresses intersected.
+_INLINE_TERMS = 16
+_TERM_LONG_KEYS = (
+    "SELECT volgorde FROM adres_term WHERE term = ?"
+    " UNION SELECT rowid FROM adres_tekst WHERE adres_tekst MATCH ?"
+)
+_TERM_SHORT_KEYS = (
+    "SELECT volgorde FROM adres_term WHERE term = ? UNION SELECT volgorde FROM adres"
+    " WHERE instr(wp_naam_lc, ?) OR instr(or_naam_lc, ?) OR instr(korte_naam_lc, ?)"
+)
+# bbox: the R*Tree finds a superset (32-bit floats rounded outwards), the columns decide.
+_BBOX_IDS = (
+    "SELECT v.identificatie FROM ao_extent e JOIN ao_voorkomen v ON v.rid = e.id"
+    " WHERE e.maxx >= ? AND e.minx <= ? AND e.maxy >= ? AND e.miny <= ?"
+    " AND v.maxx >= ? AND v.minx <= ? AND v.maxy >= ? AND v.miny <= ?"
+)
+_CHUNK = 5000  # bound parameters per statement, far below SQLite's limit
 
 _OBJECT_ID = re.compile(r"[0-9]{4}(01|02|03|10|20|30)[0-9]{10}")
 _WOONPLAATS_ID = re.compile(r"[0-9]{4}")
@@ -230,26 +243,9 @@ def _terms(text: str) -> list[str]:
     return [fold(term) for term in _TERM_SEPARATORS.split(text) if term]
 
 
-def _term_matches(term: str, row: sqlite3.Row) -> bool:
-    postcode = fold(row["postcode"] or "")
-    if postcode and (
-        term in (postcode, postcode[:4], postcode[4:]) or (len(term) >= 4 and postcode.startswith(term))
-    ):
-        return True
-    if term in row["wp_naam_lc"] or term in row["or_naam_lc"] or term in fold(row["korte_naam"]):
-        return True
-    number = str(row["huisnummer"])
-    letter = fold(row["huisletter"] or "")
-    addition = fold(row["toevoeging"] or "")
-    whole = {number, letter, addition, letter + addition, number + letter, number + letter + addition}
-    if addition:
-        whole.add(f"{number}-{letter}{addition}")
-        whole.add(f"{number}{letter}-{addition}")
-    return term in whole - {""}
-
-
-def _matches_free_text(terms: list[str], row: sqlite3.Row) -> bool:
-    return bool(terms) and all(_term_matches(term, row) for term in terms)
+def _phrase(term: str) -> str:
+    """An FTS5 query for `term` as it is: one string, its double quotes doubled."""
+    return '"' + term.replace('"', '""') + '"'
 
 
 def _select_occurrence(
@@ -318,6 +314,16 @@ class _Links:
     gebruiksdoelen: dict[int, list[str]]
 
 
+@dataclass(frozen=True)
+class _RidLinks:
+    """The addresses, buildings and purposes of one occurrence."""
+
+    hoofdadres: str | None
+    nevenadressen: list[str]
+    panden: list[str]
+    gebruiksdoelen: list[str]
+
+
 # --------------------------------------------------------------------------------------
 # The repository
 # --------------------------------------------------------------------------------------
@@ -333,8 +339,20 @@ class Repository:
         self._conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
         self._conn.row_factory = sqlite3.Row
         # One connection, one statement at a time: sqlite3 cursors are not thread-safe,
-        # and the queries take milliseconds, so a lock costs nothing that matters.
+        # and the queries take microseconds, so a lock costs nothing that matters.
         self._lock = threading.Lock()
+        # What answers are built from, built on first use and kept (the file never
+        # changes; only what exists is kept, so no request can grow these beyond the data).
+        self._addresses: dict[int, dict[str, Any]] = {}  # volgorde -> find_addresses item
+        self._extended: dict[int, dict[str, Any]] = {}  # volgorde -> find_extended_addresses item
+        self._zoek: dict[int, dict[str, Any]] = {}  # volgorde -> zoek item
+        self._objects: dict[int, dict[str, Any]] = {}  # rid -> object occurrence
+        self._rid_links: dict[int, _RidLinks] = {}
+        self._occurrences: dict[str, list[sqlite3.Row]] = {}  # identificatie -> by versie
+        self._object_ids: list[str] | None = None  # every object's identificatie, sorted
+        self._related: dict[tuple[str, str], dict[str, Any]] = {}  # (kind, id) -> resource
+        # na_id -> (volgorde, eind, pand_eind) of its addresses: lookups by id skip SQL.
+        self._by_id: dict[str, list[tuple[int, int, int]]] | None = None
 
     def close(self) -> None:
         with self._lock:
@@ -348,9 +366,18 @@ class Repository:
         rows = self._rows(sql, params)
         return rows[0] if rows else None
 
+    def _chunked_rows(self, sql: str, values: Sequence[Any]) -> list[sqlite3.Row]:
+        """`sql` with `{}` for an IN list, run over `values` in chunks."""
+        rows: list[sqlite3.Row] = []
+        for start in range(0, len(values), _CHUNK):
+            chunk = values[start : start + _CHUNK]
+            rows.extend(self._rows(sql.format(_in(chunk)), chunk))
+        return rows
+
     # addresses -----------------------------------------------------------------------
 
-    def _address_rows(self, q: AddressQuery, *, extended: bool) -> list[sqlite3.Row]:
+    def _address_keys(self, q: AddressQuery, *, extended: bool) -> list[int]:
+        """The `volgorde` of every address the query finds, in answer order."""
         clauses: list[str] = []
         params: list[Any] = []
 
@@ -392,40 +419,94 @@ class Repository:
             where("NOT eind")
             if extended:
                 where("NOT pand_eind")
-        sql = _ADDRESS_SQL + (" WHERE " + " AND ".join(clauses) if clauses else "") + _ADDRESS_ORDER
-        rows = self._rows(sql, params)
         if q.q is not None:
-            terms = _terms(q.q)
-            rows = [row for row in rows if _matches_free_text(terms, row)]
-        return rows
+            terms = list(dict.fromkeys(_terms(q.q)))
+            if not terms:
+                where("0")  # nothing to match: no address matches
+            elif len(terms) <= _INLINE_TERMS:
+                for term in terms:
+                    if len(term) >= _TRIGRAM:
+                        where(_TERM_LONG, term, _phrase(term))
+                    else:
+                        where(_TERM_SHORT, term, term, term, term)
+            else:
+                found = self._free_text_keys(terms)
+                where("volgorde IN (SELECT value FROM json_each(?))", json.dumps(sorted(found)))
+        sql = _ADDRESS_KEYS + (" WHERE " + " AND ".join(clauses) if clauses else "") + _ADDRESS_ORDER
+        return [row[0] for row in self._rows(sql, params)]
+
+    def _free_text_keys(self, terms: list[str]) -> set[int]:
+        """The addresses every one of `terms` matches (whatever their status)."""
+        found: set[int] | None = None
+        for term in terms:
+            if len(term) >= _TRIGRAM:
+                rows = self._rows(_TERM_LONG_KEYS, (term, _phrase(term)))
+            else:
+                rows = self._rows(_TERM_SHORT_KEYS, (term, term, term, term))
+            keys = {row[0] for row in rows}
+            found = keys if found is None else found & keys
+            if not found:
+                break
+        return found or set()
+
+    def _address_rows(self, keys: Sequence[int]) -> list[sqlite3.Row]:
+        return self._chunked_rows("SELECT * FROM adres WHERE volgorde IN {}", keys)
+
+    def _keys_by_id(self, nummeraanduiding_id: str, *, with_end_status: bool, extended: bool) -> list[int]:
+        """`_address_keys` of a query by nummeraanduiding_id alone, from an index in memory."""
+        index = self._by_id
+        if index is None:
+            index = {}
+            for row in self._rows("SELECT na_id, volgorde, eind, pand_eind FROM adres ORDER BY volgorde"):
+                index.setdefault(row[0], []).append((row[1], row[2], row[3]))
+            self._by_id = index
+        return [
+            volgorde
+            for volgorde, eind, pand_eind in index.get(nummeraanduiding_id, ())
+            if with_end_status or not (eind or (extended and pand_eind))
+        ]
 
     def find_addresses(self, q: AddressQuery) -> list[dict[str, Any]]:
-        rows = self._address_rows(q, extended=False)
-        links = self._links([row["rid"] for row in rows])
-        return [_address_dict(row, links.panden.get(row["rid"], [])) for row in rows]
+        return self._address_items(self._address_keys(q, extended=False))
+
+    def _address_items(self, keys: list[int]) -> list[dict[str, Any]]:
+        cache = self._addresses
+        missing = [key for key in keys if key not in cache]
+        if missing:
+            rows = self._address_rows(missing)
+            links = self._links([row["rid"] for row in rows])
+            for row in rows:
+                cache[row["volgorde"]] = _address_dict(row, links.panden.get(row["rid"], []))
+        return [cache[key] for key in keys]
 
     def get_address(
         self, nummeraanduiding_id: str, *, inclusief_eind_status: bool = False
     ) -> dict[str, Any] | None:
-        found = self.find_addresses(
-            AddressQuery(nummeraanduiding_id=nummeraanduiding_id, inclusief_eind_status=inclusief_eind_status)
-        )
+        keys = self._keys_by_id(nummeraanduiding_id, with_end_status=inclusief_eind_status, extended=False)
+        found = self._address_items(keys)
         return found[0] if found else None
 
     def find_extended_addresses(self, q: AddressQuery) -> list[dict[str, Any]]:
-        rows = self._address_rows(q, extended=True)
-        rids = [row["rid"] for row in rows]
-        links = self._links(rids)
-        occurrences = {o["rid"]: o for o in self._occurrences_by_rid(rids)}
-        buildings = self._buildings({p for rid in rids for p in links.panden.get(rid, [])})
-        return [self._extended_dict(row, occurrences[row["rid"]], links, buildings) for row in rows]
+        return self._extended_items(self._address_keys(q, extended=True))
+
+    def _extended_items(self, keys: list[int]) -> list[dict[str, Any]]:
+        cache = self._extended
+        missing = [key for key in keys if key not in cache]
+        if missing:
+            rows = self._address_rows(missing)
+            rids = [row["rid"] for row in rows]
+            links = self._links(rids)
+            occurrences = {o["rid"]: o for o in self._occurrences_by_rid(rids)}
+            buildings = self._buildings({p for rid in rids for p in links.panden.get(rid, [])})
+            for row in rows:
+                cache[row["volgorde"]] = self._extended_dict(row, occurrences[row["rid"]], links, buildings)
+        return [cache[key] for key in keys]
 
     def get_extended_address(
         self, nummeraanduiding_id: str, *, inclusief_eind_status: bool = False
     ) -> dict[str, Any] | None:
-        found = self.find_extended_addresses(
-            AddressQuery(nummeraanduiding_id=nummeraanduiding_id, inclusief_eind_status=inclusief_eind_status)
-        )
+        keys = self._keys_by_id(nummeraanduiding_id, with_end_status=inclusief_eind_status, extended=True)
+        found = self._extended_items(keys)
         return found[0] if found else None
 
     @staticmethod
@@ -459,20 +540,20 @@ class Repository:
 
     def zoek(self, term: str) -> list[dict[str, Any]]:
         """Lightweight results of the deprecated /adressen/zoek, matched like `q`."""
-        results = []
-        for row in self._address_rows(AddressQuery(q=term), extended=False):
+        keys = self._address_keys(AddressQuery(q=term), extended=False)
+        cache = self._zoek
+        missing = [key for key in keys if key not in cache]
+        for row in self._address_rows(missing) if missing else ():
             number = f"{row['huisnummer']}{row['huisletter'] or ''}"
             if row["toevoeging"]:
                 number += f"-{row['toevoeging']}"
             place = f"{row['postcode']} {row['wp_naam']}" if row["postcode"] else row["wp_naam"]
-            results.append(
-                {
-                    "identificatie": row["zoek_identificatie"],
-                    "omschrijving": f"{row['or_naam']} {number}, {place}",
-                    "nummeraanduidingIdentificatie": row["na_id"],
-                }
-            )
-        return results
+            cache[row["volgorde"]] = {
+                "identificatie": row["zoek_identificatie"],
+                "omschrijving": f"{row['or_naam']} {number}, {place}",
+                "nummeraanduidingIdentificatie": row["na_id"],
+            }
+        return [cache[key] for key in keys]
 
     def zoekresultaat(self, identificatie: str) -> str | None:
         row = self._row(
@@ -490,13 +571,39 @@ class Repository:
         geldig_op: date | None = None,
         beschikbaar_op: datetime | None = None,
     ) -> dict[str, Any] | None:
-        occurrences = self._rows(
-            "SELECT * FROM ao_voorkomen WHERE identificatie = ? ORDER BY versie", (object_id,)
-        )
-        chosen = _select_occurrence(occurrences, geldig_op, beschikbaar_op)
+        chosen = _select_occurrence(self._occurrences_of(object_id), geldig_op, beschikbaar_op)
         if chosen is None or (huidig and not _is_current(chosen)):
             return None
         return self._object_dicts([chosen])[0]
+
+    def _occurrences_of(self, object_id: str) -> list[sqlite3.Row]:
+        """Every occurrence of one object, removed ones included, by versie."""
+        found = self._occurrences.get(object_id)
+        if found is None:
+            found = self._rows(
+                "SELECT * FROM ao_voorkomen WHERE identificatie = ? ORDER BY versie", (object_id,)
+            )
+            if found:
+                self._occurrences[object_id] = found
+        return found
+
+    def _occurrences_of_all(self, object_ids: Sequence[str]) -> list[list[sqlite3.Row]]:
+        """`_occurrences_of` for each of `object_ids` (objects that exist), in one go."""
+        cache = self._occurrences
+        missing = [i for i in object_ids if i not in cache]
+        if missing:
+            found: dict[str, list[sqlite3.Row]] = {}
+            sql = "SELECT * FROM ao_voorkomen WHERE identificatie IN {} ORDER BY identificatie, versie"
+            for row in self._chunked_rows(sql, missing):
+                found.setdefault(row["identificatie"], []).append(row)
+            cache.update(found)
+        return [cache.get(i, []) for i in object_ids]
+
+    def _all_object_ids(self) -> list[str]:
+        if self._object_ids is None:
+            rows = self._rows("SELECT DISTINCT identificatie FROM ao_voorkomen ORDER BY identificatie")
+            self._object_ids = [row[0] for row in rows]
+        return self._object_ids
 
     def find_adresseerbare_objecten(self, q: ObjectQuery) -> list[dict[str, Any]]:
         """Matching objects by identificatie, each in the occurrence time travel selects."""
@@ -504,19 +611,16 @@ class Repository:
         if ids is not None and not ids:
             return []
         latest_only = q.geldig_op is None and q.beschikbaar_op is None
-        sql = "SELECT * FROM ao_voorkomen WHERE verwijderd = 0"
-        params: list[Any] = []
-        if latest_only:
-            sql += " AND laatste = 1"
-        if ids is not None:
-            sql += f" AND identificatie IN {_in(ids)}"
-            params.extend(ids)
-        by_object: dict[str, list[sqlite3.Row]] = {}
-        for row in self._rows(sql + " ORDER BY identificatie, versie", params):
-            by_object.setdefault(row["identificatie"], []).append(row)
+        if ids is None:
+            ids = self._all_object_ids()
+        by_object: list[list[sqlite3.Row]] = []
+        for occurrences in self._occurrences_of_all(ids):
+            kept = [o for o in occurrences if not o["verwijderd"] and (o["laatste"] or not latest_only)]
+            if kept:
+                by_object.append(kept)
         chosen = [
             occurrence
-            for occurrences in by_object.values()
+            for occurrences in by_object
             if (occurrence := _select_occurrence(occurrences, q.geldig_op, q.beschikbaar_op)) is not None
         ]
         links = self._links([o["rid"] for o in chosen])
@@ -535,12 +639,7 @@ class Repository:
             )
         if q.bbox is not None:
             minx, miny, maxx, maxy = _widened(q.bbox)
-            found.append(
-                self._ids(
-                    "SELECT identificatie FROM ao_voorkomen WHERE maxx >= ? AND minx <= ? AND maxy >= ? AND miny <= ?",
-                    (minx, maxx, miny, maxy),
-                )
-            )
+            found.append(self._ids(_BBOX_IDS, (minx, maxx, miny, maxy) * 2))
         if q.pand_ids:
             found.append(
                 self._ids(
@@ -575,9 +674,7 @@ class Repository:
 
     def lifecycle(self, object_id: str, *, gehele_lvc: bool) -> list[dict[str, Any]] | None:
         """Occurrences oldest first; removed ones (marked `_verwijderd`) only with gehele_lvc."""
-        occurrences = self._rows(
-            "SELECT * FROM ao_voorkomen WHERE identificatie = ? ORDER BY versie", (object_id,)
-        )
+        occurrences = self._occurrences_of(object_id)
         if not occurrences:
             return None
         return self._object_dicts([o for o in occurrences if gehele_lvc or not o["verwijderd"]])
@@ -585,8 +682,14 @@ class Repository:
     def _object_dicts(
         self, occurrences: list[sqlite3.Row], links: _Links | None = None
     ) -> list[dict[str, Any]]:
-        links = links or self._links([o["rid"] for o in occurrences])
-        return [self._object_dict(o, links) for o in occurrences]
+        cache = self._objects
+        missing = [o for o in occurrences if o["rid"] not in cache]
+        if missing:
+            if links is None:
+                links = self._links([o["rid"] for o in missing])
+            for occurrence in missing:
+                cache[occurrence["rid"]] = self._object_dict(occurrence, links)
+        return [cache[o["rid"]] for o in occurrences]
 
     @staticmethod
     def _object_dict(occurrence: sqlite3.Row, links: _Links) -> dict[str, Any]:
@@ -614,53 +717,82 @@ class Repository:
 
     def _links(self, rids: Iterable[int]) -> _Links:
         rids = sorted(set(rids))
-        links = _Links({}, {}, {}, {})
-        if not rids:
-            return links
-        # Chunks stay far below SQLite's limit on bound parameters.
-        for start in range(0, len(rids), 5000):
-            chunk = rids[start : start + 5000]
-            marks = _in(chunk)
-            for row in self._rows(
-                f"SELECT rid, nummeraanduiding, nevenadres FROM ao_adres WHERE rid IN {marks}"
-                " ORDER BY rid, volgorde",
-                chunk,
-            ):
+        known = self._rid_links
+        missing = [rid for rid in rids if rid not in known]
+        if missing:
+            hoofdadres: dict[int, str] = {}
+            nevenadressen: dict[int, list[str]] = {}
+            panden: dict[int, list[str]] = {}
+            doelen: dict[int, list[str]] = {}
+            sql = (
+                "SELECT rid, nummeraanduiding, nevenadres FROM ao_adres WHERE rid IN {}"
+                " ORDER BY rid, volgorde"
+            )
+            for row in self._chunked_rows(sql, missing):
                 if row["nevenadres"]:
-                    links.nevenadressen.setdefault(row["rid"], []).append(row["nummeraanduiding"])
+                    nevenadressen.setdefault(row["rid"], []).append(row["nummeraanduiding"])
                 else:
-                    links.hoofdadres[row["rid"]] = row["nummeraanduiding"]
-            for row in self._rows(
-                f"SELECT rid, pand FROM ao_pand WHERE rid IN {marks} ORDER BY rid, volgorde", chunk
-            ):
-                links.panden.setdefault(row["rid"], []).append(row["pand"])
-            for row in self._rows(
-                f"SELECT rid, gebruiksdoel FROM ao_gebruiksdoel WHERE rid IN {marks} ORDER BY rid, volgorde",
-                chunk,
-            ):
-                links.gebruiksdoelen.setdefault(row["rid"], []).append(row["gebruiksdoel"])
+                    hoofdadres[row["rid"]] = row["nummeraanduiding"]
+            sql = "SELECT rid, pand FROM ao_pand WHERE rid IN {} ORDER BY rid, volgorde"
+            for row in self._chunked_rows(sql, missing):
+                panden.setdefault(row["rid"], []).append(row["pand"])
+            sql = "SELECT rid, gebruiksdoel FROM ao_gebruiksdoel WHERE rid IN {} ORDER BY rid, volgorde"
+            for row in self._chunked_rows(sql, missing):
+                doelen.setdefault(row["rid"], []).append(row["gebruiksdoel"])
+            for rid in missing:
+                known[rid] = _RidLinks(
+                    hoofdadres.get(rid), nevenadressen.get(rid, []), panden.get(rid, []), doelen.get(rid, [])
+                )
+        links = _Links({}, {}, {}, {})
+        for rid in rids:
+            entry = known[rid]
+            if entry.hoofdadres is not None:
+                links.hoofdadres[rid] = entry.hoofdadres
+            if entry.nevenadressen:
+                links.nevenadressen[rid] = entry.nevenadressen
+            if entry.panden:
+                links.panden[rid] = entry.panden
+            if entry.gebruiksdoelen:
+                links.gebruiksdoelen[rid] = entry.gebruiksdoelen
         return links
 
     def _occurrences_by_rid(self, rids: Sequence[int]) -> list[sqlite3.Row]:
-        unique = sorted(set(rids))
-        rows: list[sqlite3.Row] = []
-        for start in range(0, len(unique), 5000):
-            chunk = unique[start : start + 5000]
-            rows.extend(self._rows(f"SELECT * FROM ao_voorkomen WHERE rid IN {_in(chunk)}", chunk))
-        return rows
+        return self._chunked_rows("SELECT * FROM ao_voorkomen WHERE rid IN {}", sorted(set(rids)))
 
     def _buildings(self, ids: set[str]) -> dict[str, sqlite3.Row]:
-        unique = sorted(ids)
-        found: dict[str, sqlite3.Row] = {}
-        for start in range(0, len(unique), 5000):
-            chunk = unique[start : start + 5000]
-            for row in self._rows(f"SELECT * FROM pand WHERE identificatie IN {_in(chunk)}", chunk):
-                found[row["identificatie"]] = row
-        return found
+        rows = self._chunked_rows("SELECT * FROM pand WHERE identificatie IN {}", sorted(ids))
+        return {row["identificatie"]: row for row in rows}
 
     # related objects -----------------------------------------------------------------
 
+    def _kept(
+        self, kind: str, ident: str, build: Callable[[str], dict[str, Any] | None]
+    ) -> dict[str, Any] | None:
+        """A related resource, built once; one that does not exist is not kept."""
+        found = self._related.get((kind, ident))
+        if found is None:
+            found = build(ident)
+            if found is not None:
+                self._related[(kind, ident)] = found
+        return found
+
     def get_nummeraanduiding(self, ident: str) -> dict[str, Any] | None:
+        return self._kept("nummeraanduiding", ident, self._nummeraanduiding)
+
+    def get_openbare_ruimte(self, ident: str) -> dict[str, Any] | None:
+        return self._kept("openbare_ruimte", ident, self._openbare_ruimte)
+
+    def get_woonplaats(self, ident: str) -> dict[str, Any] | None:
+        return self._kept("woonplaats", ident, self._woonplaats)
+
+    def get_pand(self, ident: str) -> dict[str, Any] | None:
+        return self._kept("pand", ident, self._pand)
+
+    def get_bronhouder(self, object_identificatie: str) -> dict[str, Any] | None:
+        """The municipality that holds any object: the id's first 4 digits, or a woonplaats's."""
+        return self._kept("bronhouder", object_identificatie, self._bronhouder)
+
+    def _nummeraanduiding(self, ident: str) -> dict[str, Any] | None:
         row = self._row("SELECT * FROM nummeraanduiding WHERE identificatie = ?", (ident,))
         if row is None:
             return None
@@ -681,7 +813,7 @@ class Repository:
         result["voorkomen"] = _voorkomen(row)
         return result
 
-    def get_openbare_ruimte(self, ident: str) -> dict[str, Any] | None:
+    def _openbare_ruimte(self, ident: str) -> dict[str, Any] | None:
         row = self._row("SELECT * FROM openbare_ruimte WHERE identificatie = ?", (ident,))
         if row is None:
             return None
@@ -695,7 +827,7 @@ class Repository:
             "voorkomen": _voorkomen(row),
         }
 
-    def get_woonplaats(self, ident: str) -> dict[str, Any] | None:
+    def _woonplaats(self, ident: str) -> dict[str, Any] | None:
         row = self._row("SELECT * FROM woonplaats WHERE identificatie = ?", (ident,))
         if row is None:
             return None
@@ -707,7 +839,7 @@ class Repository:
             "voorkomen": _voorkomen(row),
         }
 
-    def get_pand(self, ident: str) -> dict[str, Any] | None:
+    def _pand(self, ident: str) -> dict[str, Any] | None:
         row = self._row("SELECT * FROM pand WHERE identificatie = ?", (ident,))
         if row is None:
             return None
@@ -720,8 +852,7 @@ class Repository:
             "voorkomen": _voorkomen(row),
         }
 
-    def get_bronhouder(self, object_identificatie: str) -> dict[str, Any] | None:
-        """The municipality that holds any object: the id's first 4 digits, or a woonplaats's."""
+    def _bronhouder(self, object_identificatie: str) -> dict[str, Any] | None:
         code = self._bronhouder_code(object_identificatie)
         if code is None:
             return None

@@ -9,10 +9,12 @@ never expanded further.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from json.encoder import encode_basestring
 from typing import Any
 
 from conformance.mocks.address.context import Context
 from conformance.mocks.address.hal import TYPE_PATHS, Link, TimeTravel, encode_query
+from conformance.mocks.address.problems import KnownJson, json_text
 
 Data = dict[str, Any]
 
@@ -20,6 +22,71 @@ Data = dict[str, Any]
 def public(data: Data) -> Data:
     """The data without internal keys."""
     return {k: v for k, v in data.items() if not k.startswith("_")}
+
+
+class _Prepared:
+    """What the answers about one address share, whoever asks: its public part and that
+    part's JSON, its links less `self` (the base URL plus a path of the address), and the
+    last base URL's links with their JSON."""
+
+    __slots__ = ("data", "members", "text", "paths", "under")
+
+    def __init__(self, data: Data) -> None:
+        self.data = data
+        self.members = public(data)
+        self.text = json_text(self.members)[1:-1]  # between the braces
+        self.paths = _address_paths(data)  # (relation, path or list of paths)
+        self.under: tuple[str, Data, str] | None = None  # (base URL, its links, their JSON)
+
+    def links_under(self, base: str) -> tuple[Data, str]:
+        """The links less `self` under `base`, and their JSON between the braces."""
+        under = self.under
+        if under is None or under[0] != base:
+            links = {
+                rel: {"href": base + path} if isinstance(path, str) else [{"href": base + p} for p in path]
+                for rel, path in self.paths
+            }
+            under = (base, links, json_text(links)[1:-1])
+            self.under = under  # one tuple, replaced whole: threads see one base's or another's
+        return under[1], under[2]
+
+
+# id(address) -> what it prepares. The repository's dicts are built once and never change,
+# so neither does any of this: it is made once per dict. An entry holds its dict, so no
+# other object can take that id while the entry exists.
+_PREPARED: dict[int, _Prepared] = {}
+_PREPARED_LIMIT = 8192
+
+
+def _prepared(data: Data) -> _Prepared:
+    """What the answers about an address share (made on first use, then kept)."""
+    entry = _PREPARED.get(id(data))
+    if entry is None or entry.data is not data:
+        entry = _Prepared(data)
+        if len(_PREPARED) >= _PREPARED_LIMIT:
+            _PREPARED.clear()
+        _PREPARED[id(data)] = entry
+    return entry
+
+
+def _public_body(prepared: _Prepared) -> KnownJson:
+    """public(data), its JSON known already (json_bytes then encodes only what is added)."""
+    return KnownJson(prepared.members, prepared.text)
+
+
+def _links(ctx: Context, prepared: _Prepared, self_link: Link) -> dict[str, Any]:
+    """`self`, then the links of the address under the base URL, their JSON known already.
+    The links are shared between answers, as the data is: they are never changed."""
+    rest, rest_text = prepared.links_under(ctx.info.base_url)
+    links = {"self": self_link, **rest}
+    href = self_link.get("href") if type(self_link) is dict and len(self_link) == 1 else None
+    if type(href) is str:  # what json_text(self_link) makes of {"href": ...}
+        known = '"self":{"href":' + encode_basestring(href) + "}"
+    else:
+        known = '"self":' + json_text(self_link)
+    if rest:
+        known += "," + rest_text
+    return KnownJson(links, known)
 
 
 def _ids(value: Any) -> list[str]:
@@ -45,32 +112,33 @@ def _object_path(kind: Any, identificatie: str) -> str:
     return f"/{segment}/{identificatie}"
 
 
-def _address_links(ctx: Context, address: Data, self_path: str) -> dict[str, Any]:
-    info = ctx.info
-    links: dict[str, Any] = {"self": info.link(self_path)}
+def _address_paths(address: Data) -> list[tuple[str, Any]]:
+    """The relations of an address and their paths (its links less `self`)."""
+    paths: list[tuple[str, Any]] = []
     num_id = address.get("nummeraanduidingIdentificatie")
     if num_id:
-        links["nummeraanduiding"] = info.link(f"/nummeraanduidingen/{num_id}")
+        paths.append(("nummeraanduiding", f"/nummeraanduidingen/{num_id}"))
     if address.get("openbareRuimteIdentificatie"):
-        links["openbareRuimte"] = info.link(f"/openbareruimten/{address['openbareRuimteIdentificatie']}")
+        paths.append(("openbareRuimte", f"/openbareruimten/{address['openbareRuimteIdentificatie']}"))
     if address.get("woonplaatsIdentificatie"):
-        links["woonplaats"] = info.link(f"/woonplaatsen/{address['woonplaatsIdentificatie']}")
+        paths.append(("woonplaats", f"/woonplaatsen/{address['woonplaatsIdentificatie']}"))
     object_id = address.get("adresseerbaarObjectIdentificatie")
     if object_id:
         kind = address.get("_adresseerbaarObjectType") or address.get("typeAdresseerbaarObject")
-        links["adresseerbaarObject"] = info.link(_object_path(kind, object_id))
+        paths.append(("adresseerbaarObject", _object_path(kind, object_id)))
     panden = _ids(address.get("pandIdentificaties"))
     if panden:
-        links["panden"] = [info.link(f"/panden/{p}") for p in panden]
-    return links
+        paths.append(("panden", [f"/panden/{p}" for p in panden]))
+    return paths
 
 
 def address(ctx: Context, data: Data, expand: frozenset[str], self_link: Link | None = None) -> Data:
     """AdresIOHal: data, `_links`, and `_embedded` for the expanded relations."""
-    body = public(data)
-    body["_links"] = _address_links(ctx, data, f"/adressen/{data.get('nummeraanduidingIdentificatie')}")
-    if self_link is not None:
-        body["_links"]["self"] = self_link
+    prepared = _prepared(data)
+    body = _public_body(prepared)
+    if self_link is None:
+        self_link = ctx.info.link(f"/adressen/{data.get('nummeraanduidingIdentificatie')}")
+    body["_links"] = _links(ctx, prepared, self_link)
     embedded = _address_embedded(ctx, data, expand)
     if embedded:
         body["_embedded"] = embedded
@@ -79,11 +147,11 @@ def address(ctx: Context, data: Data, expand: frozenset[str], self_link: Link | 
 
 def extended_address(ctx: Context, data: Data, self_link: Link | None = None) -> Data:
     """AdresUitgebreidHal: the links of an address, no `_embedded`."""
-    body = public(data)
-    num_id = data.get("nummeraanduidingIdentificatie")
-    body["_links"] = _address_links(ctx, data, f"/adressenuitgebreid/{num_id}")
-    if self_link is not None:
-        body["_links"]["self"] = self_link
+    prepared = _prepared(data)
+    body = _public_body(prepared)
+    if self_link is None:
+        self_link = ctx.info.link(f"/adressenuitgebreid/{data.get('nummeraanduidingIdentificatie')}")
+    body["_links"] = _links(ctx, prepared, self_link)
     return body
 
 
