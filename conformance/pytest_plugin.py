@@ -41,6 +41,7 @@ from conformance.paths import SUITES_DIR, reports_dir
 from conformance.profiles import Profile, load_profile, read_secret
 from conformance.reporting import allure as allure_adapter
 from conformance.reporting.summary import Entry, Summary
+from conformance.xdist_order import spread_slow_first
 
 _STATE = pytest.StashKey["RunState"]()
 _REPORT_DIR = pytest.StashKey[tuple]()
@@ -428,6 +429,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = [item for item in items if item not in deselected]
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 0))
+    items[:] = spread_slow_first(items, workers, lambda item: item.get_closest_marker("fuzz") is not None)
 
 
 def _wanted_checks(patterns: list[str]) -> set[str] | None:

@@ -1,0 +1,50 @@
+"""The order a run's tests are handed to xdist workers in: the long ones spread over them.
+
+pytest-xdist's `load` scheduling first hands each of the W workers a chunk of consecutive
+items (max(2, N // W // 4) of the N collected), then refills whichever worker runs low.
+In collection order the address suite's contract fuzzing (a few seconds per operation, a
+quarter of a full local run's work) sits in one chunk: one worker fuzzed while the other
+ran out of work and waited (benchmarks/address_run_time.py showed 3-4 s of a 12 s test
+phase idle). Each slow item is moved to the head of one worker's first chunk in turn, so
+the long work starts first and on every worker; what remains is balanced by the refills.
+
+If xdist hands out other chunks than this, the order is still a valid order, only less
+balanced; a serial run keeps its collection order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import islice
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def first_chunk_size(collected: int, workers: int) -> int:
+    """The size of each worker's first chunk under xdist's `load` scheduling."""
+    return max(2, collected // workers // 4)
+
+
+def spread_slow_first(items: list[T], workers: int, slow: Callable[[T], bool]) -> list[T]:
+    """`items` with the slow ones at the heads of the workers' first chunks, in turn."""
+    slow_items = [item for item in items if slow(item)]
+    if workers < 2 or not slow_items or len(items) < 2 * workers:
+        return list(items)
+    chunk = first_chunk_size(len(items), workers)
+    rest = iter(item for item in items if not slow(item))
+    placed: dict[int, T] = {}
+    overflow: list[T] = []
+    for index, item in enumerate(slow_items):
+        worker, depth = index % workers, index // workers
+        if depth < chunk:
+            placed[worker * chunk + depth] = item
+        else:
+            overflow.append(item)  # more slow items than a chunk holds: they lead the refills
+    ordered: list[T] = []
+    for position in range(workers * chunk):
+        if position in placed:
+            ordered.append(placed[position])
+        else:
+            ordered.extend(islice(rest, 1))  # none left: the chunks are short, still in turn
+    return ordered + overflow + list(rest)

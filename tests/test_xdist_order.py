@@ -1,0 +1,40 @@
+"""The slow tests of a run lead the workers' first chunks (conformance/xdist_order.py)."""
+
+from __future__ import annotations
+
+from conformance.xdist_order import first_chunk_size, spread_slow_first
+
+
+def _chunks(items: list[str], workers: int) -> list[list[str]]:
+    """What xdist's `load` scheduling hands each worker first."""
+    size = first_chunk_size(len(items), workers)
+    return [items[w * size:(w + 1) * size] for w in range(workers)]
+
+
+def test_slow_items_start_first_on_every_worker_in_turn() -> None:
+    items = [f"t{i:03}" for i in range(200)]
+    slow = {f"t{i:03}" for i in range(40, 50)}  # ten consecutive slow tests, as the contract tests are
+    ordered = spread_slow_first(items, 2, lambda item: item in slow)
+    assert sorted(ordered) == sorted(items), "a reorder, nothing lost or doubled"
+    first, second = _chunks(ordered, 2)
+    assert first[:5] == ["t040", "t042", "t044", "t046", "t048"]
+    assert second[:5] == ["t041", "t043", "t045", "t047", "t049"]
+    # The others keep their relative order.
+    rest = [item for item in ordered if item not in slow]
+    assert rest == [item for item in items if item not in slow]
+
+
+def test_more_slow_items_than_a_chunk_holds_lead_the_refills() -> None:
+    items = [f"t{i:02}" for i in range(16)]  # chunks of 2 for 2 workers
+    slow = set(items[:8])
+    ordered = spread_slow_first(items, 2, lambda item: item in slow)
+    assert sorted(ordered) == sorted(items)
+    assert ordered[:4] == ["t00", "t02", "t01", "t03"]
+    assert ordered[4:8] == ["t04", "t05", "t06", "t07"]
+
+
+def test_a_serial_run_or_nothing_slow_keeps_the_collection_order() -> None:
+    items = [f"t{i}" for i in range(20)]
+    assert spread_slow_first(items, 0, lambda item: item == "t7") == items
+    assert spread_slow_first(items, 1, lambda item: item == "t7") == items
+    assert spread_slow_first(items, 4, lambda item: False) == items
