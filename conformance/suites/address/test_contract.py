@@ -13,6 +13,8 @@ the example budget from `--fuzz-max-examples` or the profile's [fuzz] table.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
@@ -34,13 +36,40 @@ from conformance.openapi import operations as ops
 # combinations (seed part 4) cannot be expressed in OpenAPI, so schema-valid requests
 # are rightly refused with 400. use_after_free and ensure_resource_availability concern
 # write APIs.
+# Seed part 4, the kinds of GET /adressen: "`pandIdentificatie` (expand not supported)", the
+# same for `openbareRuimteIdentificatie`; the register ignores expand there, value and all
+# (bag-api.md 4.3). A request whose expand breaks its pattern beside one of them may rightly
+# be answered 200, so schemathesis's negative_data_rejection does not judge it (a bad expand
+# beside any other kind, and every other bad parameter, it still does).
+_EXPAND_IGNORED_BESIDE = ("pandIdentificatie", "openbareRuimteIdentificatie")
+
+
+def _bad_expand_may_be_ignored(case) -> bool:
+    query = case.query or {}
+    if "expand" not in query or not any(name in query for name in _EXPAND_IGNORED_BESIDE):
+        return False
+    schema_ = next((p.definition.get("schema") or {} for p in case.operation.query if p.name == "expand"), {})
+    pattern = schema_.get("pattern")
+    values = query["expand"] if isinstance(query["expand"], list) else [query["expand"]]
+    return pattern is not None and not all(isinstance(v, str) and re.search(pattern, v) for v in values)
+
+
+def negative_data_rejection_as_the_seed_allows(ctx, response, case):
+    if _bad_expand_may_be_ignored(case):
+        return None
+    return negative_data_rejection(ctx, response, case)
+
+
+# Findings name the check as schemathesis does.
+negative_data_rejection_as_the_seed_allows.__name__ = negative_data_rejection.__name__
+negative_data_rejection_as_the_seed_allows.__qualname__ = negative_data_rejection.__qualname__
 BUILT_IN = [
     not_a_server_error,
     status_code_conformance,
     content_type_conformance,
     response_headers_conformance,
     response_schema_conformance,
-    negative_data_rejection,
+    negative_data_rejection_as_the_seed_allows,
 ]
 
 
