@@ -12,6 +12,16 @@
   the others of its suite, drawn from the fault's name: every fault is proven by its own
   checks, and over the catalogue every check meets many faults it must not fail under,
   at a fraction of a full run's time each;
+* faults that do not interfere share a run (`Batch`): up to BATCH_SIZE faults of one
+  suite whose must and may sets are disjoint and that declare no may set (a fault that
+  may trip checks beyond its own reaches wide, and runs alone), the mock serving all of
+  them at once. The batch's run selects the union of its faults' selections and is judged
+  as one: each fault's checks fail, nothing outside the batch's must and may sets fails,
+  no check breaks, the exit code follows. A fault the shared run did not prove (one of
+  its checks did not fail or did not run: a partner took a precondition), or every fault
+  of a run that went wrong as a whole (a check broke, an unrelated check failed, another
+  exit code), runs alone and is judged alone, so a failure names its fault: a batch only
+  ever saves runs, it never passes a fault its own run would fail on its own checks;
 * every MUST and SHOULD check is proven by some fault, and every fault proves a check.
 
 Each run is a real `conformance run` in a subprocess, read back from its summary.json.
@@ -19,11 +29,13 @@ Each run is a real `conformance run` in a subprocess, read back from its summary
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import random
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -108,34 +120,207 @@ def selection(fault: Fault, must: set[str], may: set[str], fuzzes: bool) -> list
     return sorted(must | may | traffic) + random.Random(fault.name).sample(others, min(SAMPLE_OF_OTHERS, len(others)))
 
 
-@pytest.mark.parametrize("fault", catalogue(), ids=lambda f: f.name)
-def test_fault_trips_its_checks_and_only_plausible_ones(fault: Fault, tmp_path: Path) -> None:
-    must, may = expected_failures(fault)
-    # Fuzzing is slow: the address suite fuzzes only under faults that prove a contract check.
-    fuzzes = fault.server != "address" or any(c.startswith("address.contract.") for c in must)
-    code, summary = conformance_run(tmp_path, fault.server, fault.name, marker=None if fuzzes else "not fuzz",
-                                    checks=selection(fault, must, may, fuzzes))
+def fuzzes_under(fault: Fault, must: set[str]) -> bool:
+    """Fuzzing is slow: the address suite fuzzes only under faults that prove a contract check."""
+    return fault.server != "address" or any(c.startswith("address.contract.") for c in must)
+
+
+# Faults per shared run: more saves start-ups (about 2 s each), fewer keeps a batch's run
+# short when one of its faults makes it run alone after all.
+BATCH_SIZE = 5
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Faults proven by one run (one fault: a run of its own)."""
+
+    name: str
+    faults: tuple[Fault, ...]
+
+    @property
+    def server(self) -> str:
+        return self.faults[0].server
+
+    def expected(self) -> tuple[set[str], set[str]]:
+        """The union of its faults' must and may sets."""
+        must: set[str] = set()
+        may: set[str] = set()
+        for fault in self.faults:
+            fault_must, fault_may = expected_failures(fault)
+            must |= fault_must
+            may |= fault_may
+        return must, may
+
+    def fuzzes(self) -> bool:
+        return any(fuzzes_under(f, expected_failures(f)[0]) for f in self.faults)
+
+    def checks(self) -> list[str]:
+        """The union of its faults' selections."""
+        return sorted({c for f in self.faults
+                       for c in selection(f, *expected_failures(f), fuzzes_under(f, expected_failures(f)[0]))})
+
+
+def plan_batches(faults: list[Fault]) -> list[Batch]:
+    """Faults grouped per suite and fuzzing, in catalogue order, greedily: a fault joins the
+    first open batch whose faults' checks are disjoint from its own, when it has no may set."""
+    batches: list[list[Fault]] = []
+    alone: list[list[Fault]] = []
+    for fault in faults:
+        must, may = expected_failures(fault)
+        if may:
+            alone.append([fault])
+            continue
+        key = (fault.server, fuzzes_under(fault, must))
+        for group in batches:
+            head = group[0]
+            taken = set().union(*(set().union(*expected_failures(f)) for f in group))
+            if ((head.server, fuzzes_under(head, expected_failures(head)[0])) == key
+                    and len(group) < BATCH_SIZE and not (must & taken)):
+                group.append(fault)
+                break
+        else:
+            batches.append([fault])
+    return [Batch(f"batch{index:03d}-{group[0].name}", tuple(group))
+            for index, group in enumerate(batches + alone)]
+
+
+BATCHES = plan_batches(catalogue())
+BATCH_OF = {fault.name: batch for batch in BATCHES for fault in batch.faults}
+
+
+RUN = ""  # judge_run's key for what concerns the run as a whole
+
+
+def judge_run(faults: tuple[Fault, ...], code: int, summary: dict[str, Any],
+              passive: dict[str, str] | None) -> dict[str, list[str]]:
+    """What is wrong with a run under `faults`, per fault name and for the RUN as a whole:
+    a fault is proven by the run when neither holds anything."""
+    problems: dict[str, list[str]] = {RUN: [], **{f.name: [] for f in faults}}
     ran = {e["check"] for e in summary["checks"] if e["outcome"] not in ("skipped", "not_applicable")}
     failed = outcomes(summary, "failed")
-    assert outcomes(summary, "error") == {}, "checks broke instead of judging"
-    expected = must & ran
-    assert expected, f"{fault.name}: none of its checks ran ({sorted(must)})"
-    missed = expected - set(failed)
-    assert not missed, f"{fault.name} was not caught by {sorted(missed)}"
-    unexpected = {c: r for c, r in failed.items() if c not in must | may}
-    assert not unexpected, f"{fault.name} also failed unrelated checks: {unexpected}"
+    if errors := outcomes(summary, "error"):
+        problems[RUN].append(f"checks broke instead of judging: {errors}")
+    must_all: set[str] = set()
+    may_all: set[str] = set()
+    for fault in faults:
+        must, may = expected_failures(fault)
+        must_all |= must
+        may_all |= may
+        expected = must & ran
+        if not expected:
+            problems[fault.name].append(f"{fault.name}: none of its checks ran ({sorted(must)})")
+        elif missed := expected - set(failed):
+            problems[fault.name].append(f"{fault.name} was not caught by {sorted(missed)}")
+        # The same run's traffic, judged passively: every check of the fault that one
+        # observed exchange (or a flow) can show fails there too, from the recording alone.
+        observable = {c for c in must if check_by_id(c).observes != "probe"} & ran
+        if observable and fault.name not in NOT_RECORDED_WHOLE and passive is not None:
+            if missed := {c: passive.get(c) for c in observable if passive.get(c) != "failed"}:
+                problems[fault.name].append(f"{fault.name}: not found passively in its run's traffic.har: {missed}")
+    if unexpected := {c: r for c, r in failed.items() if c not in must_all | may_all}:
+        names = " + ".join(f.name for f in faults)
+        problems[RUN].append(f"{names} also failed unrelated checks: {unexpected}")
     severities = {e["check"]: e["severity"] for e in summary["checks"]}
     blocked = outcomes(summary, "blocked")
     expected_code = 1 if any(severities[c] == "MUST" for c in failed) else \
         4 if any(severities[c] == "MUST" for c in blocked) else 0
-    assert code == expected_code, f"exit {code}; failed {sorted(failed)}, blocked {sorted(blocked)}"
-    # The same run's traffic, judged passively: every check of the fault that one observed
-    # exchange (or a flow) can show fails there too, from the recording alone.
-    observable = {c for c in must if check_by_id(c).observes != "probe"} & ran
-    if observable and fault.name not in NOT_RECORDED_WHOLE:
-        passive = judge_traffic(tmp_path / "traffic.har", tmp_path / "passive")
-        missed = {c: passive.get(c) for c in observable if passive.get(c) != "failed"}
-        assert not missed, f"{fault.name}: not found passively in its run's traffic.har: {missed}"
+    if code != expected_code:
+        problems[RUN].append(f"exit {code}; failed {sorted(failed)}, blocked {sorted(blocked)}")
+    return problems
+
+
+def run_and_judge(faults: tuple[Fault, ...], checks: list[str], fuzzes: bool,
+                  report_dir: Path) -> tuple[int, dict[str, Any], dict[str, str] | None]:
+    """A run under `faults` selecting `checks`, and its traffic judged passively when a
+    fault's checks can be seen there."""
+    code, summary = conformance_run(report_dir, faults[0].server, *(f.name for f in faults),
+                                    marker=None if fuzzes else "not fuzz", checks=checks)
+    ran = {e["check"] for e in summary["checks"] if e["outcome"] not in ("skipped", "not_applicable")}
+    observable = {c for f in faults if f.name not in NOT_RECORDED_WHOLE
+                  for c in expected_failures(f)[0] if check_by_id(c).observes != "probe"} & ran
+    passive = judge_traffic(report_dir / "traffic.har", report_dir / "passive") if observable else None
+    return code, summary, passive
+
+
+@pytest.fixture(scope="session")
+def batch_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where batch runs are kept, shared by the xdist workers of this session (their base
+    temporary directories are siblings), so a batch runs once whichever worker asks first."""
+    base = tmp_path_factory.getbasetemp()
+    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "fault-batches"
+    root.mkdir(exist_ok=True)
+    return root
+
+
+def batch_result(batch: Batch, root: Path) -> dict[str, list[str]]:
+    """The problems of the batch's run (judge_run): run by the first worker to ask (under a
+    lock the others wait on), then read from its file."""
+    with open(root / f"{batch.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or its process dies
+        done = root / f"{batch.name}.json"
+        if not done.is_file():
+            report_dir = root / batch.name
+            report_dir.mkdir()
+            code, summary, passive = run_and_judge(batch.faults, batch.checks(), batch.fuzzes(), report_dir)
+            done.write_text(json.dumps(judge_run(batch.faults, code, summary, passive)), encoding="utf-8")
+        return json.loads(done.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("fault", [f for batch in BATCHES for f in batch.faults], ids=lambda f: f.name)
+def test_fault_trips_its_checks_and_only_plausible_ones(fault: Fault, tmp_path: Path, batch_runs: Path) -> None:
+    batch = BATCH_OF[fault.name]
+    if len(batch.faults) > 1:
+        problems = batch_result(batch, batch_runs)
+        if not problems[RUN] and not problems[fault.name]:
+            return  # the shared run proved this fault (another of the batch may run alone)
+    # Alone: the fault's own run, which decides (and names the fault when it fails).
+    must, may = expected_failures(fault)
+    fuzzes = fuzzes_under(fault, must)
+    code, summary, passive = run_and_judge((fault,), selection(fault, must, may, fuzzes), fuzzes, tmp_path)
+    problems = judge_run((fault,), code, summary, passive)
+    assert not problems[RUN] + problems[fault.name], "\n".join(problems[RUN] + problems[fault.name])
+
+
+def test_faults_share_runs_only_where_their_checks_are_apart() -> None:
+    """Every fault is in exactly one batch; a shared run's faults are of one suite, declare
+    no may set, and their must sets are disjoint; the plan saves runs."""
+    seen = [fault.name for batch in BATCHES for fault in batch.faults]
+    assert sorted(seen) == sorted(f.name for f in catalogue())
+    for batch in BATCHES:
+        if len(batch.faults) == 1:
+            continue
+        assert len(batch.faults) <= BATCH_SIZE
+        assert len({f.server for f in batch.faults}) == 1
+        sets = [expected_failures(f) for f in batch.faults]
+        assert all(not may for _, may in sets), batch.name
+        assert sum(len(must) for must, _ in sets) == len(set().union(*(must for must, _ in sets))), batch.name
+    assert len(BATCHES) < len(catalogue()) * 0.6
+
+
+def _summary(*entries: tuple[str, str, str]) -> dict[str, Any]:
+    return {"checks": [{"check": c, "severity": sev, "outcome": out, "reason": "r"} for c, sev, out in entries]}
+
+
+def test_a_shared_run_proves_only_the_faults_it_shows() -> None:
+    """judge_run: a fault whose check did not fail is named alone; an unrelated failure, a
+    broken check or another exit code concerns every fault of the run."""
+    batch = next(b for b in BATCHES if len(b.faults) > 1)
+    first, second = batch.faults[:2]
+    (check_a, *_), (check_b, *_) = sorted(expected_failures(first)[0]), sorted(expected_failures(second)[0])
+    sev = {c: check_by_id(c).severity.value for c in (check_a, check_b)}
+    code = 1 if "MUST" in sev.values() else 0
+    caught = judge_run((first, second), code, _summary((check_a, sev[check_a], "failed"),
+                                                      (check_b, sev[check_b], "failed")), None)
+    assert not caught[RUN] and not caught[first.name] and not caught[second.name]
+    code_a = 1 if sev[check_a] == "MUST" else 0
+    half = judge_run((first, second), code_a, _summary((check_a, sev[check_a], "failed"),
+                                                      (check_b, sev[check_b], "passed")), None)
+    assert not half[RUN] and not half[first.name] and half[second.name]
+    unrelated = next(c.id for c in registered_checks(first.server) if c.severity is Severity.MUST
+                     and c.id not in set().union(*batch.expected()))
+    wide = judge_run((first, second), 1, _summary((check_a, sev[check_a], "failed"), (check_b, sev[check_b], "failed"),
+                                                  (unrelated, "MUST", "failed")), None)
+    assert wide[RUN] and unrelated in wide[RUN][0]
 
 
 def test_every_check_is_proven_by_a_fault() -> None:
