@@ -1,4 +1,5 @@
-"""`conformance report [RUN_DIR] [--open]` and `conformance diff OLD_RUN NEW_RUN`.
+"""`conformance report [RUN_DIR] [--open]`, `conformance diff OLD_RUN NEW_RUN` and
+`conformance matrix RUN_DIR... [--out DIR]`.
 
 report: renders a run's allure-results into allure-report/index.html, offline, with the
 pinned Allure 3 in tools/node_modules (default RUN_DIR: the latest run under reports/).
@@ -6,6 +7,10 @@ Exit 0, or 2 when the run has no allure-results or Node.js / Allure are missing.
 
 diff: compares two runs' summary.json (conformance.reporting.diff). Exit 1 when something
 regressed, 0 otherwise, 2 on bad input.
+
+matrix: one table of environments x requirements from many runs' summary.json
+(conformance.reporting.environments), as environments.md and environments.html. Exit: the
+worst environment's code, 1 over 3 over 4 over 0; 2 on bad input.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from conformance.paths import NODE_TOOLS_ENV, reports_dir
 
 
 def add_report_commands(subparsers: Any) -> None:
-    """Add `report` and `diff` to the main CLI's argparse subparsers."""
+    """Add `report`, `diff` and `matrix` to the main CLI's argparse subparsers."""
     report = subparsers.add_parser("report", help="render a run's Allure HTML report (offline)")
     report.add_argument("run_dir", nargs="?", metavar="RUN_DIR",
                         help="a run directory (default: the latest under reports/)")
@@ -32,6 +37,20 @@ def add_report_commands(subparsers: Any) -> None:
     diff.add_argument("old_run", metavar="OLD_RUN", help="the earlier run directory (e.g. the last release's)")
     diff.add_argument("new_run", metavar="NEW_RUN", help="the later run directory (e.g. the release candidate's)")
     diff.set_defaults(handler=cmd_diff)
+
+    matrix = subparsers.add_parser(
+        "matrix", help="one table of environments x requirements from many runs (Markdown and HTML)",
+        description="Join the summary.json of many runs (one per environment, e.g. one CI job each) into one "
+                    "table: every requirement, its verdict in every environment. Writes environments.md and "
+                    "environments.html (one self-contained file, opens offline) into --out.",
+        epilog="exit code: the worst environment's -- 1 when any environment does not conform (a MUST check "
+               "failed), else 3 when any was unreachable, else 4 when any could not be judged, else 0; "
+               "2 on bad input (a RUN_DIR without a readable summary.json)")
+    matrix.add_argument("run_dirs", nargs="+", metavar="RUN_DIR",
+                        help="run directories holding summary.json (e.g. reports/*), one per environment")
+    matrix.add_argument("--out", metavar="DIR",
+                        help="where to write environments.md and environments.html (default: reports/environments)")
+    matrix.set_defaults(handler=cmd_matrix)
 
 
 def latest_run(reports: Path) -> Path | None:
@@ -84,3 +103,19 @@ def cmd_diff(args: argparse.Namespace) -> int:
     for line in render(result, old, new, str(old_path), str(new_path)):
         print(line)
     return int(ExitCode.MUST_FAILED if result.has_regression else ExitCode.OK)
+
+
+def cmd_matrix(args: argparse.Namespace) -> int:
+    from conformance.reporting.environments import build_table, exit_code, load_runs, write
+
+    out = Path(args.out) if args.out else reports_dir() / "environments"
+    # `conformance matrix reports/*` meets the table's own folder: it is no run
+    run_dirs = [Path(d) for d in args.run_dirs if Path(d).resolve() != out.resolve()]
+    runs = load_runs(run_dirs)
+    md, page = write(out, build_table(runs))
+    width = max(len(run.label) for run in runs)
+    for run in runs:
+        print(f"{run.label:<{width}}  {run.verdict}" + (f"  {run.reason}" if run.reason else ""))
+    code = exit_code(runs)
+    print(f"environments table: {md}\n{page.resolve().as_uri()}\nexit code {int(code)} (the worst environment's)")
+    return int(code)
