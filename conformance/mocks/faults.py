@@ -75,6 +75,7 @@ _SERVER_FAULT_MODULES: tuple[str, ...] = (
     "conformance.mocks.address.faults",
     "conformance.mocks.address.faults_general",
     "conformance.mocks.address.faults_schema",
+    "conformance.mocks.address.faults_compare",
     "conformance.mocks.soap.faults",
     "conformance.mocks.auth.faults",
 )

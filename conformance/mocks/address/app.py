@@ -25,6 +25,7 @@ from starlette.types import Receive, Scope, Send
 
 from conformance.mocks.address import addresses, objects
 from conformance.mocks.address import faults as F
+from conformance.mocks.address import faults_compare as C
 from conformance.mocks.address import faults_general as G
 from conformance.mocks.address import faults_schema as S
 from conformance.mocks.address.config import AddressMockConfig, KeyPolicy
@@ -102,7 +103,8 @@ class AddressMock:
         self.faults = faults
         self._faults_on = faults.names  # a FaultSet never changes; asked a few dozen times a request
         reshaping = (
-            F.IDENTIFIERS_MALFORMED, S.HUISNUMMER_AS_STRING, G.SELF_LINK_MISSING, G.EMBEDDED_SELF_LINK_MISSING
+            F.IDENTIFIERS_MALFORMED, S.HUISNUMMER_AS_STRING, G.SELF_LINK_MISSING, G.EMBEDDED_SELF_LINK_MISSING,
+            C.EXTRA_MEMBER,
         )
         self._reshapes_body = any(self.on(fault) for fault in reshaping)  # see _success
         # The faults that bend the headers of a 200, in the order _success asks them.
@@ -288,6 +290,8 @@ class AddressMock:
                 data = drop_self_link(data)
             if self.on(G.EMBEDDED_SELF_LINK_MISSING):
                 data = drop_embedded_self_links(data)
+            if self.on(C.EXTRA_MEMBER):
+                data = with_extra_member(data)
             body = json_bytes(data)
         raw.append((b"content-length", str(len(body)).encode("latin-1")))
         raw.append((b"content-type", _JSON_BYTES if as_json else _HAL_JSON_BYTES))
@@ -391,6 +395,18 @@ def malform_identifiers(node: Any) -> Any:
         return [malform_identifiers(v) for v in node]
     if isinstance(node, str) and _ID.fullmatch(node):
         return node[:-1]
+    return node
+
+
+def with_extra_member(node: Any) -> Any:
+    """Fault extra_member: every resource (an object with `_links`) gains `leverancier`."""
+    if isinstance(node, dict):
+        out = {k: with_extra_member(v) for k, v in node.items()}
+        if "_links" in node and "leverancier" not in node:
+            out["leverancier"] = "mock"
+        return out
+    if isinstance(node, list):
+        return [with_extra_member(v) for v in node]
     return node
 
 

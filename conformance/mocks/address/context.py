@@ -11,6 +11,7 @@ from functools import lru_cache
 from typing import Any
 
 from conformance.mocks.address import faults as F
+from conformance.mocks.address import faults_compare as C
 from conformance.mocks.address import faults_general as G
 from conformance.mocks.address.hal import Link, Paging, RequestInfo
 from conformance.mocks.address.params import Query, RawParam, Readings, Validator
@@ -93,6 +94,9 @@ class Context:
 
     def collection(self, name: str, items: list[Any], paging: Paging, render: Any) -> HalResult:
         """A paged HAL collection `_embedded.<name>[]` with its links (bag-api.md 4.1)."""
+        if self.on(C.LAST_PAGE_DROPPED) and len(items) > paging.size:
+            pages = -(-len(items) // paging.size)
+            items = items[: (pages - 1) * paging.size]  # served as if the last page did not exist
         if self.on(F.PAGING_LINKS_MISSING):
             links: dict[str, Link] = {"self": self.info.self_link()}
         else:
