@@ -8,7 +8,8 @@
     conformance proxy --profile P [--listen 127.0.0.1:PORT] [--duration S]
     conformance soap validate FILE...
     conformance pki init --out DIR | pki show DIR
-    conformance report [RUN_DIR] [--open] | diff OLD_RUN NEW_RUN
+    conformance report [RUN_DIR] [--open] | diff OLD_RUN NEW_RUN | matrix RUN_DIR... [--out DIR]
+    conformance compare --profile VENDOR --reference REFERENCE [--requests FILE.har ...]
 
 Exit codes: 0 conforms (every MUST check passed); 1 does not conform (a MUST check
 failed); 2 usage or configuration error; 3 an environment was unreachable; 4 could not
@@ -115,6 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_soap_commands(commands)
     add_pki_commands(commands)
     add_report_commands(commands)
+    from conformance.compare.cli import add_compare_command
+
+    add_compare_command(commands)
     add_requirements_commands(commands)
     return parser
 

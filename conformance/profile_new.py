@@ -142,6 +142,15 @@ negative = false                      # invalid input on purpose
 # max_examples = 25
 # seed = 12345
 # stateful_steps = 6
+
+# `conformance compare --profile THIS --reference production`: what is never reported as a
+# difference (JSON path patterns as findings write them; header names), and how many
+# generated requests per operation join the scenario requests.
+[compare]
+# generated_per_operation = 5
+# [compare.ignore]
+# paths = ["_embedded.adressen[*].geconstateerd"]
+# headers = ["api-version"]
 '''
 
 

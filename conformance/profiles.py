@@ -284,6 +284,25 @@ PROFILE_SCHEMA: dict[str, Any] = {
                 "stateful_steps": {"type": "integer", "minimum": 1},
             },
         },
+        # `conformance compare` (conformance/compare): what is never reported as a difference.
+        "compare": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "ignore": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "properties": {
+                        # JSON path patterns as findings write them (`_embedded.adressen[*].geconstateerd`),
+                        # shell-style wildcards allowed (`*.documentdatum`).
+                        "paths": {"type": "array", "items": {"type": "string", "minLength": 1}},
+                        "headers": {"type": "array", "items": {"type": "string", "minLength": 1}},
+                    },
+                },
+                # Generated requests per operation (schemathesis's positive mode, seeded).
+                "generated_per_operation": {"type": "integer", "minimum": 0, "maximum": 200},
+            },
+        },
     },
 }
 
@@ -329,6 +348,16 @@ class FuzzSettings:
     max_examples: int = 25
     seed: int | None = None
     stateful_steps: int = 6
+
+
+@dataclass(frozen=True)
+class CompareSettings:
+    """`[compare]`: JSON path patterns and header names never reported as differences, and
+    how many generated requests per operation a comparison sends."""
+
+    ignore_paths: tuple[str, ...] = ()
+    ignore_headers: tuple[str, ...] = ()
+    generated_per_operation: int = 5
 
 
 @dataclass(frozen=True)
@@ -415,6 +444,7 @@ class Profile:
     limits: Limits
     safety: Safety
     fuzz: FuzzSettings
+    compare: CompareSettings = CompareSettings()
 
     @property
     def services(self) -> dict[str, AddressService | SoapService | AuthService]:
@@ -532,6 +562,11 @@ def _build(raw: dict[str, Any], path: Path) -> Profile:
         limits=Limits(**raw.get("limits", {})),
         safety=Safety(**raw.get("safety", {})),
         fuzz=FuzzSettings(**fuzz),
+        compare=CompareSettings(
+            ignore_paths=tuple(raw.get("compare", {}).get("ignore", {}).get("paths", ())),
+            ignore_headers=tuple(h.lower() for h in raw.get("compare", {}).get("ignore", {}).get("headers", ())),
+            generated_per_operation=raw.get("compare", {}).get("generated_per_operation", 5),
+        ),
     )
 
 

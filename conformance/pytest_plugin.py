@@ -47,6 +47,7 @@ _STATE = pytest.StashKey["RunState"]()
 _REPORT_DIR = pytest.StashKey[tuple]()
 _RECORDER = pytest.StashKey[Recorder]()
 _CLUSTER = pytest.StashKey[Any]()
+_REFERENCE_CLUSTER = pytest.StashKey[Any]()  # a comparison's reference mocks (conformance/compare/reference.py)
 _GATE = pytest.StashKey[Any]()
 _STOPPED = pytest.StashKey[tuple]()
 
@@ -82,6 +83,10 @@ class RunState:
     # The run deadline (wall-clock, the same for every process; conformance/run_control.py).
     deadline_s: float = 0.0
     deadline_at: float = 0.0
+    # A comparison (`--reference`): the reference side (conformance/compare/reference.py)
+    # and the HAR files whose requests it replays.
+    reference: dict[str, Any] = field(default_factory=dict)
+    compare_requests: list[str] = field(default_factory=list)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -104,6 +109,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="run only this check (an id, or a pattern like 'soap.request.*'; repeatable)")
     group.addoption("--max-duration", type=float, default=None, metavar="SECONDS",
                     help="the run's wall-time bound: checks not run by then are blocked (default: limits.run_deadline_s)")
+    group.addoption("--reference", default=None, metavar="PROFILE",
+                    help="compare with this profile's environment (suites/compare; `conformance compare`)")
+    group.addoption("--compare-requests", action="append", default=[], metavar="HAR",
+                    help="a comparison also replays this HAR's GET requests (repeatable)")
 
 
 # --------------------------------------------------------------------------- configure
@@ -141,6 +150,8 @@ def pytest_configure(config: pytest.Config) -> None:
     summary = Summary(profile=load_profile(state.profile_ref).name, seed=state.seed if not state.traffic else None,
                       faults=state.faults, traffic=list(state.traffic))
     summary.targets = dict(state.urls)
+    if state.reference:
+        summary.reference = {"profile": state.reference["name"], "url": state.reference["url"]}
     summary.sample_regressions = dict(state.sample_regressions)
     summary.unobserved = [_SERVICE_TITLES.get(name, name) for name in state.unobserved]
     config.pluginmanager.register(_SummaryCollector(summary, Path(state.report_dir)), "conformance-summary")
@@ -218,7 +229,8 @@ def _prepare_run(config: pytest.Config) -> RunState:
         config.option.clean_alluredir = True
     if config.getoption("traffic"):
         return _prepare_passive(config, profile, report_dir)
-    if profile.address is not None:  # from the run's first address answer on: the samples' validation
+    comparing = bool(config.getoption("reference"))
+    if profile.address is not None and not comparing:  # from the run's first address answer on: the samples' validation
         from conformance.openapi import responses
 
         responses.start()
@@ -261,6 +273,13 @@ def _prepare_run(config: pytest.Config) -> RunState:
 
     state.deadline_s, state.deadline_at = deadline_of(config.getoption("max_duration"), profile.limits.run_deadline_s)
     state.shared_schedule = _runs_workers(config)  # one process keeps its schedule in memory (run_schedule)
+    if comparing:  # the requests are built from the reference's samples: the vendor's are not used
+        from conformance.compare.reference import prepare_reference
+
+        state.reference, config.stash[_REFERENCE_CLUSTER] = prepare_reference(config.getoption("reference"),
+                                                                             resolve_secrets)
+        state.compare_requests = [str(Path(har).resolve()) for har in config.getoption("compare_requests")]
+        return state
     address = profile.address
     if address is not None and address.samples and address.verify_samples and "address" in state.urls \
             and _runs_suite(config, "address"):
@@ -333,7 +352,8 @@ def resolve_secrets(profile: Profile) -> dict[str, str]:
     return out
 
 
-_SERVICE_TITLES = {"address": "address API", "auth": "authorization server", "soap": "SOAP message service"}
+_SERVICE_TITLES = {"address": "address API", "auth": "authorization server", "soap": "SOAP message service",
+                   "address-reference": "reference address API"}
 
 
 def make_report_dir(report_dir: Path) -> None:
@@ -384,10 +404,11 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def _stop_cluster(config: pytest.Config) -> None:
-    cluster = config.stash.get(_CLUSTER, None)
-    if cluster is not None:
-        cluster.stop()
-        del config.stash[_CLUSTER]
+    for key in (_CLUSTER, _REFERENCE_CLUSTER):
+        cluster = config.stash.get(key, None)
+        if cluster is not None:
+            cluster.stop()
+            del config.stash[key]
 
 
 # --------------------------------------------------------------------------- collection
@@ -469,7 +490,7 @@ def profile(conformance_state: RunState) -> Profile:
 
 @pytest.fixture(scope="session")
 def redactor(conformance_state: RunState) -> Redactor:
-    return Redactor(conformance_state.secrets.values())
+    return Redactor([*conformance_state.secrets.values(), *conformance_state.reference.get("secrets", {}).values()])
 
 
 @pytest.fixture(scope="session")
@@ -490,6 +511,24 @@ def address_api(pytestconfig: pytest.Config, conformance_state: RunState, profil
         schedule=run_schedule(conformance_state, "address"),
         bounds=_service_bounds(conformance_state, profile, "address"),
     )
+    yield api
+    api.close()
+
+
+@pytest.fixture(scope="session")
+def reference_address_api(pytestconfig: pytest.Config, conformance_state: RunState, redactor: Redactor):
+    """A comparison's reference side (`--reference`): its own keys, samples, pacing and bounds."""
+    reference = conformance_state.reference
+    if not reference:
+        pytest.skip("not a comparison (conformance compare --reference PROFILE)")
+    profile = load_profile(reference["profile_ref"])
+    service = profile.address
+    assert service is not None  # prepare_reference refused a profile without one
+    keys = {name: reference["secrets"][env] for name, env in service.secret_env.items() if env in reference["secrets"]}
+    api = AddressApi(service, base_url=reference["url"], keys=keys, samples=reference["samples"],
+                     limits=profile.limits, redactor=redactor, recorder=pytestconfig.stash[_RECORDER],
+                     schedule=run_schedule(conformance_state, "address-reference"),
+                     bounds=_service_bounds(conformance_state, profile, "address-reference"))
     yield api
     api.close()
 

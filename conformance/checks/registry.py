@@ -116,4 +116,5 @@ _CATALOGUES: tuple[str, ...] = (
     "conformance.checks.soap.catalogue",
     "conformance.checks.auth.catalogue",
     "conformance.checks.client.catalogue",
+    "conformance.checks.compare.catalogue",
 )

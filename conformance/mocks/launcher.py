@@ -76,7 +76,17 @@ class MockCluster:
             self.stop()  # what did start must not outlive a failed start
             raise
 
-    def _start(self) -> dict[str, str]:
+    def start_address_service(self) -> dict[str, str]:
+        """Only the profile's address mock, with its keys and samples (a comparison's
+        reference side needs no other service)."""
+        try:
+            self._start_address_service()
+            return self.urls
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start_address_service(self) -> None:
         address = self.profile.address
         if address is not None and address.mock:
             self._generate_keys(address.secret_env)
@@ -85,6 +95,9 @@ class MockCluster:
 
             # The samples of the data set the mock serves (services.address.mock_data).
             self.samples["address"] = well_known(self._address_data_set())
+
+    def _start(self) -> dict[str, str]:
+        self._start_address_service()
         soap = self.profile.soap
         if soap is not None and soap.mock:
             self.urls["soap"] = self.start_soap(soap.soap_action_base)

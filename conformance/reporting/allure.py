@@ -92,6 +92,19 @@ def render_exchange(ex: Exchange, body_limit: int = 20_000) -> str:
     return "\n".join(lines)
 
 
+def attach_side_by_side(title: str, reference: Exchange, vendor: Exchange, differences: list[str]) -> None:
+    """A comparison's evidence: the register's answer beside the vendor's (side by side in
+    an HTML table, each as the exchange is rendered elsewhere), then the differences."""
+    import html
+
+    cells = "".join(f"<td><pre>{html.escape(render_exchange(ex))}</pre></td>" for ex in (reference, vendor))
+    listed = "".join(f"<li>{html.escape(line)}</li>" for line in differences)
+    page = ("<html><head><meta charset='utf-8'><style>td{vertical-align:top;width:50%} pre{white-space:pre-wrap;"
+            "font-size:12px}</style></head><body><table><tr><th>register's environment (reference)</th>"
+            f"<th>vendor</th></tr><tr>{cells}</tr></table><h4>differences</h4><ul>{listed}</ul></body></html>")
+    allure.attach(page, name=title, attachment_type=allure.attachment_type.HTML)
+
+
 def step(title: str):
     """A named step of a multi-step flow (authorize, log in, exchange, use, refresh).
     Outside a running test it records nothing."""

@@ -83,6 +83,8 @@ class Summary:
     stopped: str | None = None
     # A passive run (`conformance traffic`): the HAR files it judged; it sent nothing.
     traffic: list[str] = field(default_factory=list)
+    # A comparison (`conformance compare`): the reference profile and where it was reached.
+    reference: dict[str, Any] = field(default_factory=dict)
     # Samples `conformance discover` verified that miss their contract now: the environment
     # changed (sample -> what changed); the checks judged the server with them.
     sample_regressions: dict[str, str] = field(default_factory=dict)
@@ -227,8 +229,9 @@ class Summary:
             "verdict_reason": reason,
             "exit_code": int(code),
             "stopped": self.stopped,
-            "mode": "passive" if self.traffic else "active",
+            "mode": "passive" if self.traffic else "compare" if self.reference else "active",
             "traffic": self.traffic,
+            **({"reference": self.reference} if self.reference else {}),
             "sample_regressions": self.sample_regressions,
             "unobserved": self.unobserved,
             "stops": self.stops(),

@@ -1,0 +1,1 @@
+"""Checks of a comparison with the register's own environment (`conformance compare`)."""

@@ -1,0 +1,94 @@
+"""The vendor's address API against the register's own environment, per operation of the
+seed (part 4): status and media type, members the description defines, members it does not
+define, the headers the seed fixes; and, first, what the register's environment itself
+answers differently to the same request twice (cancelled, listed as an observation).
+
+Every check reads the session's comparison (conftest.py); a check with no request of the
+corpus for its operation does not apply.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.checks.finding import Finding
+from conformance.compare import findings as F
+from conformance.compare.address import Comparison, Outcome
+from conformance.errors import NotApplicable
+from conformance.openapi.operations import SEED_OPERATIONS
+from conformance.reporting import allure as allure_adapter
+
+OPERATIONS = list(SEED_OPERATIONS)
+MAX_EXAMPLES_ATTACHED = 8
+
+
+def _outcomes(comparison: Comparison, operation: str) -> list[Outcome]:
+    found = [o for o in comparison.outcomes if o.operation == operation]
+    if not found:
+        raise NotApplicable(f"no request of the comparison addresses {operation} ({SEED_OPERATIONS[operation]})")
+    return found
+
+
+def _judge(comparison: Comparison, what: str, groups: list[F.Group], of: int, keep=lambda d: True) -> None:
+    if not groups:
+        return
+    for index, group in enumerate(groups[:MAX_EXAMPLES_ATTACHED], start=1):
+        outcome = group.outcomes[0]
+        allure_adapter.attach_side_by_side(f"{index:02d} {group.key}: {outcome.request.label}", outcome.reference,
+                                           outcome.vendor, F.differences_of(comparison, outcome, keep))
+    raise Finding(F.message(what, groups, of))
+
+
+@pytest.mark.check("compare.address.volatile")
+def test_what_the_reference_answers_differently_twice(address_comparison: Comparison, observe) -> None:
+    noise = address_comparison.noise
+    cancelled = sum(len(o.cancelled) for o in address_comparison.outcomes)
+    observe({
+        "requests compared": len(address_comparison.outcomes),
+        "by source": _sources(address_comparison),
+        "volatile paths (per operation)": {op: sorted(paths) for op, paths in sorted(noise.paths.items())},
+        "volatile headers (per operation)": {op: sorted(names) for op, names in sorted(noise.headers.items())},
+        "requests whose reference status varied": dict(noise.statuses),
+        "differences cancelled as volatile": cancelled,
+        "differences ignored ([compare.ignore])": sum(o.ignored for o in address_comparison.outcomes),
+        "requests left out": dict(address_comparison.left_out),
+    })
+
+
+def _sources(comparison: Comparison) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for o in comparison.outcomes:
+        counts[o.request.source] = counts.get(o.request.source, 0) + 1
+    return counts
+
+
+@pytest.mark.check("compare.address.status")
+@pytest.mark.parametrize("operation", OPERATIONS)
+def test_status_and_media_type(address_comparison: Comparison, operation: str) -> None:
+    outcomes = _outcomes(address_comparison, operation)
+    _judge(address_comparison, "answered with another status or media type than the register's environment",
+           F.status_groups(outcomes), len(outcomes))
+
+
+@pytest.mark.check("compare.address.defined_fields")
+@pytest.mark.parametrize("operation", OPERATIONS)
+def test_members_the_description_defines(address_comparison: Comparison, operation: str) -> None:
+    outcomes = _outcomes(address_comparison, operation)
+    _judge(address_comparison, "members the description defines differ from the register's environment",
+           F.field_groups(address_comparison, outcomes, defined=True), len(outcomes))
+
+
+@pytest.mark.check("compare.address.other_fields")
+@pytest.mark.parametrize("operation", OPERATIONS)
+def test_members_the_description_does_not_define(address_comparison: Comparison, operation: str) -> None:
+    outcomes = _outcomes(address_comparison, operation)
+    _judge(address_comparison, "members the description does not define differ from the register's environment",
+           F.field_groups(address_comparison, outcomes, defined=False), len(outcomes))
+
+
+@pytest.mark.check("compare.address.headers")
+@pytest.mark.parametrize("operation", OPERATIONS)
+def test_headers_the_seed_fixes(address_comparison: Comparison, operation: str) -> None:
+    outcomes = _outcomes(address_comparison, operation)
+    _judge(address_comparison, "headers the seed fixes differ from the register's environment",
+           F.header_groups(outcomes), len(outcomes))
