@@ -74,7 +74,7 @@ def test_the_readme_names_every_address_and_run_key_with_every_sample() -> None:
     readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
     table = readme[readme.index("### Profile keys"):readme.index("### Samples")]
     samples = readme[readme.index("### Samples"):readme.index("### Testing your own deployment")]
-    for section in ("address", "limits", "safety", "fuzz"):
+    for section in ("address", "limits", "safety", "fuzz", "compare"):
         node = PROFILE_SCHEMA["properties"]["services"]["properties"]["address"] if section == "address" \
             else PROFILE_SCHEMA["properties"][section]
         for key in schema_keys(node) - set(ADDRESS_SAMPLES):
