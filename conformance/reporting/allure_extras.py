@@ -48,6 +48,11 @@ ENVIRONMENT_REGEX = (
 CATEGORIES: list[dict[str, Any]] = [
     {"name": "Environment problems", "matchedStatuses": ["failed", "broken"], "messageRegex": ENVIRONMENT_REGEX,
      "description": "Unreachable, time-outs, gateway errors: rerun before judging the API."},
+    # Before "Harness errors": a blocked MUST check is shown "broken" too (align_statuses).
+    {"name": "Blocked MUST checks (could not judge)", "matchedStatuses": ["broken"],
+     "messageRegex": r"[\s\S]*not judged \(blocked\): [\s\S]*",
+     "description": "A MUST check whose precondition failed (the flow, sample or control request it starts "
+                    "from): the rule was not judged, and the run cannot conform (exit 4). See the root causes."},
     {"name": "Harness errors", "matchedStatuses": ["broken"],
      "description": "A check broke with an exception other than a finding: a harness or profile problem."},
     {"name": "Product defects (MUST failures)", "matchedStatuses": ["failed"], "labels": {"tag": "^MUST$"},
@@ -59,9 +64,98 @@ CATEGORIES: list[dict[str, Any]] = [
                     "the rule was not judged. See the run's root causes."},
     {"name": "Not applicable", "matchedStatuses": ["skipped"], "messageRegex": r"[\s\S]*not applicable: [\s\S]*",
      "description": "The check does not apply to this deployment or profile."},
+    {"name": "Not run: safety switch", "matchedStatuses": ["skipped"], "messageRegex": r"[\s\S]*forbids checks that[\s\S]*",
+     "description": "The profile's [safety] table forbids what the check does (fuzzing, negative input, floods, "
+                    "real-time waits): not run by choice."},
     {"name": "Observations", "matchedStatuses": ["passed", "failed", "broken"], "labels": {"tag": "^observation$"},
      "description": "Values the spec leaves open, measured and recorded; never a failure."},
 ]
+
+
+# How a skipped check is told apart (the `outcome` label each gets, for the report's filters).
+_SKIP_KINDS = (("blocked: ", "blocked"), ("not applicable: ", "not applicable"),
+               ("forbids checks that", "safety switch"))
+_SUITE_TITLES = {"address": "Address API", "auth": "Authorization server", "soap": "SOAP message service",
+                 "compare": "Address API comparison", "client": "Clients"}
+
+
+def align_statuses(results: Path) -> int:
+    """Make the report's ring and counters say what the verdict says.
+
+    pytest reports every check it did not judge as skipped, so Allure showed blocked MUST
+    checks, not-applicable checks and safety-switch skips as one grey "Skipped" bucket
+    beside a green ring. A MUST check that could not judge is "broken" here, with the cause
+    as its message; every skipped check gets an `outcome` label (blocked, not applicable,
+    safety switch) to filter on, and the categories list each apart. Returns how many
+    results became broken."""
+    broken = 0
+    for path in results.glob("*-result.json"):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if data.get("status") != "skipped":
+            continue
+        details = data.setdefault("statusDetails", {}) or {}
+        message = str(details.get("message") or "")
+        kind = next((name for marker, name in _SKIP_KINDS if marker in message), None)
+        labels = data.setdefault("labels", [])
+        if kind is None or any(label.get("name") == "outcome" for label in labels):
+            continue
+        labels.append({"name": "outcome", "value": kind})
+        if kind == "blocked" and any(label.get("name") == "tag" and label.get("value") == "MUST" for label in labels):
+            data["status"] = "broken"
+            cause = message.split("blocked: ", 1)[1]
+            details["message"] = f"MUST check not judged (blocked): {cause}"
+            data["statusDetails"] = details
+            broken += 1
+        path.write_text(json.dumps(data), encoding="utf-8")
+    return broken
+
+
+def report_title(report_dir: Path) -> str | None:
+    """The report's name, in the user's words: the APIs, the profile, the target, the
+    verdict and its reason ("Address API — vendor-x (api.vendor.example) — COULD NOT
+    JUDGE (exit 4): 2 MUST checks blocked")."""
+    try:
+        summary = json.loads((report_dir / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    suites = list(dict.fromkeys(e.get("suite") for e in summary.get("checks", []) if e.get("suite")))
+    apis = ", ".join(_SUITE_TITLES.get(s, s) for s in suites) or "registry-conformance"
+    services = {"address" if suite == "compare" else suite for suite in suites}
+    hosts = sorted({urlsplit(url).netloc for name, url in (summary.get("targets") or {}).items()
+                    if url and (name in services or not services)})
+    target = f" ({', '.join(hosts)})" if hosts else ""
+    verdict = str(summary.get("verdict_text") or summary.get("verdict") or "").upper()
+    head = f"{apis} — {summary.get('profile', '?')}{target} — {verdict} (exit {summary.get('exit_code', '?')})"
+    reason = verdict_in_numbers(summary)
+    stated = str(summary.get("verdict_reason") or "")
+    if stated:  # a stop or an unreachable service: its own words, without repeating the verdict
+        reason = stated.split(": ", 1)[1] if stated.lower().startswith(verdict.lower() + ": ") else stated
+    return f"{head}: {reason}" if reason else head
+
+
+def verdict_in_numbers(summary: dict[str, Any]) -> str:
+    """"2 MUST checks failed, 1 not judged", "3 MUST checks blocked", "all 485 judged checks
+    passed, 2 warnings": distinct checks, whatever their number of test cases."""
+    def checks(outcomes: tuple[str, ...], severity: str | None = "MUST") -> int:
+        return len({e["check"] for e in summary.get("checks", [])
+                    if e.get("outcome") in outcomes and (severity is None or e.get("severity") == severity)})
+
+    failed, unjudged = checks(("failed",)), checks(("blocked", "error"))
+    warnings = checks(("failed",), "SHOULD")
+    parts = []
+    if failed:
+        parts.append(f"{failed} MUST check{'s' * (failed != 1)} failed")
+    if unjudged:
+        parts.append(f"{unjudged} MUST check{'s' * (unjudged != 1)} blocked (not judged)")
+    if not parts:
+        passed = checks(("passed",), None)
+        parts.append(f"all {passed} judged checks passed" if passed else "no check was judged")
+    if warnings:
+        parts.append(f"{warnings} warning{'s' * (warnings != 1)}")
+    return ", ".join(parts)
 
 
 def write_run_extras(report_dir: Path, summary: dict[str, Any] | None = None, *, strict: bool = False) -> bool:
@@ -99,6 +193,7 @@ def _write_run_extras(report_dir: Path, summary: dict[str, Any] | None) -> None:
     if executor:
         (results / "executor.json").write_text(json.dumps(executor, indent=2) + "\n")
     (results / "categories.json").write_text(json.dumps(CATEGORIES, indent=2) + "\n")
+    align_statuses(results)
     _write_matrix_attachments(results, summary, rows)
 
 

@@ -81,7 +81,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     index = render_allure_html(run.resolve())
     if index is None:
         raise ConfigError(f"Allure could not render {run / 'allure-results'}; try: node {cli} generate "
-                          f"{run / 'allure-results'} --config {run / 'allurerc.json'}")
+                          f"{run / 'allure-results'} --config {run / 'allurerc.mjs'}")
     print(f"Allure report: {index}")
     print(index.as_uri())
     if args.open:
