@@ -147,6 +147,32 @@ def test_a_bad_reference_or_har_is_a_configuration_error(tmp_path: Path) -> None
     assert "Traceback" not in proc.stdout + proc.stderr
 
 
+def test_an_unreachable_reference_is_exit_3_naming_it(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    reference = tmp_path / "register-down.toml"
+    reference.write_text(f"""
+[profile]
+name = "register-down"
+description = "the register's environment, not answering"
+[services.address]
+mock = false
+base_url = "http://127.0.0.1:{port}/lvbag/individuelebevragingen/v2"
+[services.address.secrets]
+api_key = "REGISTER_DOWN_KEY"
+""")
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "compare", "--profile", "local-mock",
+                           "--reference", str(reference), "--no-html", "--report-dir", str(tmp_path / "run")],
+                          capture_output=True, text=True, timeout=120, cwd=CHECKOUT,
+                          env={**os.environ, "REGISTER_DOWN_KEY": "k"})
+    assert proc.returncode == 3, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "the reference environment (register-down, --reference)" in proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+
+
 # --- the library ---------------------------------------------------------------------------
 def test_members_pair_by_identity_and_order_is_no_difference() -> None:
     def member(ident: str, number: int) -> dict[str, Any]:

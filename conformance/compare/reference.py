@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.errors import ConfigError
+from conformance.errors import ConfigError, UnreachableError
 from conformance.http.client import probe
 from conformance.profiles import load_profile
 
@@ -37,7 +37,10 @@ def prepare_reference(reference_ref: str, resolve_secrets: Any) -> tuple[dict[st
         samples.update(cluster.samples.get("address", {}))
     else:
         assert service.base_url is not None
-        probe(service.base_url, timeout_s=min(service.timeout_s, 10.0, profile.limits.deadline_s))
+        try:
+            probe(service.base_url, timeout_s=min(service.timeout_s, 10.0, profile.limits.deadline_s))
+        except UnreachableError as exc:  # exit 3, naming which side did not answer
+            raise UnreachableError(f"the reference environment ({profile.name}, --reference): {exc}") from None
         url = service.base_url
     samples.update(service.samples)
     info = {"profile_ref": str(profile.path), "name": profile.name, "url": url,
