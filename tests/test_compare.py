@@ -56,9 +56,11 @@ def test_the_mock_against_a_second_instance_of_itself_differs_in_nothing(tmp_pat
     assert observed["requests compared"] >= 60
     assert observed["by source"]["scenario"] > 0 and observed["by source"]["generated"] > 0
     # The mock dates the links of a time-travel answer with the moment it answers
-    # (beschikbaarOp=now): two identical reference calls differ there, so it is cancelled.
-    volatile = observed["volatile paths (per operation)"]
-    assert "verblijfsobject._links.heeftAlsHoofdAdres.href" in volatile["bevragenAdresseerbaarObject"]
+    # (beschikbaarOp=now): two identical reference calls differ in that parameter only, so
+    # that parameter is cancelled there, and the rest of each link is still compared.
+    links = observed["volatile link parameters (per operation and path)"]["bevragenAdresseerbaarObject"]
+    assert links["verblijfsobject._links.heeftAlsHoofdAdres.href"] == ["beschikbaarOp"]
+    assert "bevragenAdresseerbaarObject" not in observed["volatile paths (per operation)"]
     assert observed["differences cancelled as volatile"] > 0
 
 
@@ -174,6 +176,42 @@ api_key = "REGISTER_DOWN_KEY"
 
 
 # --- the library ---------------------------------------------------------------------------
+def _exchange(body: dict[str, Any], status: int = 200) -> Any:
+    from conformance.http.exchange import Exchange, Headers
+
+    return Exchange("GET", "http://x/", Headers(), b"", status, Headers([("content-type", "application/hal+json")]),
+                    json.dumps(body).encode())
+
+
+def test_only_the_volatile_parameter_of_a_link_is_cancelled() -> None:
+    """Diffy's noise, per query parameter of a link: a reference that dates its links with
+    the moment of answering cancels that parameter, not a vendor's link to another object."""
+    from conformance.compare.address import Comparison
+    from conformance.compare.corpus import Request
+
+    base = "http://ref/v2"
+    stamps = iter(["2026-01-01T00:00:00.001", "2026-01-01T00:00:00.002"])
+
+    def link(ident: str, stamp: str) -> dict[str, Any]:
+        return {"_links": {"self": {"href": f"{base}/adresseerbareobjecten/1"},
+                           "heeftAlsHoofdAdres": {"href": f"{base}/nummeraanduidingen/{ident}?geldigOp=2015-01-01&beschikbaarOp={stamp}"}}}
+
+    def reference(request: Request) -> Any:
+        return _exchange(link("11", next(stamps)))
+
+    vendors = iter([link("11", "2026-01-01T00:00:00.009"), link("99", "2026-01-01T00:00:00.009")])
+    comparison = Comparison(reference=reference, vendor=lambda request: _exchange(next(vendors)),
+                            reference_base=base, vendor_base=base, description=Description({}), templates={})
+    for _ in range(2):
+        stamps = iter(["2026-01-01T00:00:00.001", "2026-01-01T00:00:00.002"])
+        comparison.send(Request("/adresseerbareobjecten/1", (("geldigOp", "2015-01-01"),)))
+    for outcome in comparison.outcomes:
+        comparison.judge(outcome)
+    same_object, other_object = comparison.outcomes
+    assert same_object.differences == [] and len(same_object.cancelled) == 1
+    assert [d.pattern for d in other_object.differences] == ["_links.heeftAlsHoofdAdres.href"]
+
+
 def test_members_pair_by_identity_and_order_is_no_difference() -> None:
     def member(ident: str, number: int) -> dict[str, Any]:
         return {"_links": {"self": {"href": f"{{base}}/adressen/{ident}"}}, "huisnummer": number}

@@ -50,15 +50,47 @@ class Outcome:
 
 @dataclass
 class Noise:
-    """What two identical reference calls disagreed on, per operation: path patterns and
-    header names."""
+    """What two identical reference calls disagreed on, per operation: path patterns,
+    query parameters of the links at a path (a link dated with the moment of answering:
+    only that parameter is volatile, the rest of the link is still compared) and header
+    names."""
 
     paths: dict[str, set[str]] = field(default_factory=dict)
+    link_params: dict[str, dict[str, set[str]]] = field(default_factory=dict)
     headers: dict[str, set[str]] = field(default_factory=dict)
     statuses: dict[str, int] = field(default_factory=dict)  # requests whose status itself varied
 
-    def path_volatile(self, operation: str, pattern: str) -> bool:
-        return pattern in self.paths.get(operation, set())
+    def learn(self, operation: str, difference: Difference) -> None:
+        params = _differing_params(difference.reference, difference.vendor)
+        if params:
+            self.link_params.setdefault(operation, {}).setdefault(difference.pattern, set()).update(params)
+        else:
+            self.paths.setdefault(operation, set()).add(difference.pattern)
+
+    def cancels(self, operation: str, difference: Difference) -> bool:
+        """Whether the difference is only what the reference itself varies."""
+        if difference.pattern in self.paths.get(operation, set()):
+            return True
+        params = self.link_params.get(operation, {}).get(difference.pattern)
+        return bool(params) and isinstance(difference.reference, str) and isinstance(difference.vendor, str) \
+            and _without(difference.reference, params) == _without(difference.vendor, params)
+
+
+def _differing_params(first: Any, second: Any) -> set[str]:
+    """The query parameters two links differ in, when that is all they differ in."""
+    if not (isinstance(first, str) and isinstance(second, str)):
+        return set()
+    a, b = urlsplit(first), urlsplit(second)
+    if (a.scheme, a.netloc, a.path) != (b.scheme, b.netloc, b.path) or not (a.query or b.query):
+        return set()
+    qa, qb = dict(parse_qsl(a.query, keep_blank_values=True)), dict(parse_qsl(b.query, keep_blank_values=True))
+    return {k for k in qa.keys() | qb.keys() if qa.get(k) != qb.get(k)}
+
+
+def _without(link: str, params: set[str]) -> tuple[str, list[tuple[str, str]]]:
+    url = urlsplit(link)
+    return (url._replace(query="").geturl(),
+            [(k, v) for k, v in parse_qsl(url.query, keep_blank_values=True) if k not in params])
 
 
 def operation_of(path: str) -> tuple[str, str] | None:
@@ -93,20 +125,25 @@ class Comparison:
         self.left_out: dict[str, int] = {}
 
     def run(self, requests: Iterable[Request], follow: Callable[[Exchange], list[Request]] | None = None) -> None:
-        """Compare each request (and the follow-ups the reference's answers add)."""
+        """Send each request (and the follow-ups the reference's answers add), then judge
+        them all: the noise is learnt from every pair of reference answers first, so the
+        first request of an operation is judged as the last one is."""
         queue = list(requests)
         seen = set(queue)
         while queue:
             request = queue.pop(0)
-            outcome = self.compare(request)
+            outcome = self.send(request)
             if outcome is None:
                 continue
             for extra in (follow or last_page)(outcome.reference, self._bases[0]):
                 if extra not in seen:
                     seen.add(extra)
                     queue.append(extra)
+        for outcome in self.outcomes:
+            self.judge(outcome)
 
-    def compare(self, request: Request) -> Outcome | None:
+    def send(self, request: Request) -> Outcome | None:
+        """The request sent to both sides (twice to the reference), its noise learnt."""
         found = operation_of(request.path)
         if found is None:
             self.left_out["requests outside the address API's operations"] = \
@@ -117,13 +154,16 @@ class Comparison:
         vendor = self._vendor(request)
         self._learn_noise(operation, first, second)
         outcome = Outcome(request, operation, template, first, vendor)
-        outcome.status_differs = first.status != vendor.status
-        outcome.media_differs = first.media_type != vendor.media_type
+        self.outcomes.append(outcome)
+        return outcome
+
+    def judge(self, outcome: Outcome) -> None:
+        """What is left of the differences of a sent request once the noise is cancelled."""
+        outcome.status_differs = outcome.reference.status != outcome.vendor.status
+        outcome.media_differs = outcome.reference.media_type != outcome.vendor.media_type
         if not outcome.status_differs:
             self._diff_bodies(outcome)
             self._diff_headers(outcome)
-        self.outcomes.append(outcome)
-        return outcome
 
     def defined(self, outcome: Outcome, difference: Difference) -> bool:
         """Whether the description defines the difference's path for the reference's answer."""
@@ -144,7 +184,7 @@ class Comparison:
             return
         base = self._bases[0]
         for difference in diff(self._body(first, base), self._body(second, base)):
-            self.noise.paths.setdefault(operation, set()).add(difference.pattern)
+            self.noise.learn(operation, difference)
         for name in COMPARED_HEADERS:
             if first.response_headers.get(name) != second.response_headers.get(name):
                 self.noise.headers.setdefault(operation, set()).add(name)
@@ -158,7 +198,7 @@ class Comparison:
         for difference in diff(reference, vendor):
             if self._ignored(difference.pattern):
                 outcome.ignored += 1
-            elif self.noise.path_volatile(outcome.operation, difference.pattern):
+            elif self.noise.cancels(outcome.operation, difference):
                 outcome.cancelled.append(difference)
             else:
                 outcome.differences.append(difference)

@@ -47,6 +47,9 @@ def test_what_the_reference_answers_differently_twice(address_comparison: Compar
         "requests compared": len(address_comparison.outcomes),
         "by source": _sources(address_comparison),
         "volatile paths (per operation)": {op: sorted(paths) for op, paths in sorted(noise.paths.items())},
+        "volatile link parameters (per operation and path)": {
+            op: {path: sorted(params) for path, params in sorted(links.items())}
+            for op, links in sorted(noise.link_params.items())},
         "volatile headers (per operation)": {op: sorted(names) for op, names in sorted(noise.headers.items())},
         "requests whose reference status varied": dict(noise.statuses),
         "differences cancelled as volatile": cancelled,
