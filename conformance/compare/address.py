@@ -22,7 +22,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from conformance.compare.corpus import Request
 from conformance.compare.described import Description
-from conformance.compare.jsondiff import EXTRA, Difference, diff, normalise
+from conformance.compare.jsondiff import Difference, diff, normalise
 from conformance.http.exchange import Exchange
 from conformance.openapi.operations import SEED_OPERATIONS, template_key
 
@@ -124,7 +124,7 @@ class Comparison:
         self.outcomes: list[Outcome] = []
         self.left_out: dict[str, int] = {}
 
-    def run(self, requests: Iterable[Request], follow: Callable[[Exchange], list[Request]] | None = None) -> None:
+    def run(self, requests: Iterable[Request], follow: Callable[[Exchange, str], list[Request]] | None = None) -> None:
         """Send each request (and the follow-ups the reference's answers add), then judge
         them all: the noise is learnt from every pair of reference answers first, so the
         first request of an operation is judged as the last one is."""
@@ -228,7 +228,3 @@ def last_page(answer: Exchange, base: str) -> list[Request]:
     base_path = urlsplit(base).path.rstrip("/")
     path = url.path[len(base_path):] if base_path and url.path.startswith(base_path) else url.path
     return [Request(path, tuple(parse_qsl(url.query, keep_blank_values=True)), source="scenario")]
-
-
-def is_extra(difference: Difference) -> bool:
-    return difference.kind == EXTRA
