@@ -212,6 +212,22 @@ def test_only_the_volatile_parameter_of_a_link_is_cancelled() -> None:
     assert [d.pattern for d in other_object.differences] == ["_links.heeftAlsHoofdAdres.href"]
 
 
+def test_a_request_whose_reference_status_varies_is_not_judged() -> None:
+    """The register answered 200 and then 503 to the same request: a vendor's 503 (or 200)
+    there proves nothing; the request is left unjudged and counted, not failed."""
+    from conformance.compare.address import Comparison
+    from conformance.compare.corpus import Request
+
+    statuses = iter([200, 503])
+    comparison = Comparison(reference=lambda request: _exchange({"a": 1}, next(statuses)),
+                            vendor=lambda request: _exchange({"a": 2}, 503), reference_base="http://r",
+                            vendor_base="http://v", description=Description({}), templates={})
+    comparison.run([Request("/adressen/1")])
+    (outcome,) = comparison.outcomes
+    assert outcome.unstable and not outcome.status_differs and outcome.differences == []
+    assert comparison.noise.statuses == {"bevraagAdressenMetNumId": 1}
+
+
 def test_members_pair_by_identity_and_order_is_no_difference() -> None:
     def member(ident: str, number: int) -> dict[str, Any]:
         return {"_links": {"self": {"href": f"{{base}}/adressen/{ident}"}}, "huisnummer": number}

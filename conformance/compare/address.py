@@ -40,6 +40,9 @@ class Outcome:
     template: str  # its path template below the base URL
     reference: Exchange
     vendor: Exchange
+    # The reference's second answer had another status: the request is not judged (a
+    # status the register itself does not keep cannot tell the vendor wrong).
+    unstable: bool = False
     status_differs: bool = False
     media_differs: bool = False
     differences: list[Difference] = field(default_factory=list)  # after cancelling
@@ -153,12 +156,14 @@ class Comparison:
         first, second = self._reference(request), self._reference(request)
         vendor = self._vendor(request)
         self._learn_noise(operation, first, second)
-        outcome = Outcome(request, operation, template, first, vendor)
+        outcome = Outcome(request, operation, template, first, vendor, unstable=first.status != second.status)
         self.outcomes.append(outcome)
         return outcome
 
     def judge(self, outcome: Outcome) -> None:
         """What is left of the differences of a sent request once the noise is cancelled."""
+        if outcome.unstable:
+            return
         outcome.status_differs = outcome.reference.status != outcome.vendor.status
         outcome.media_differs = outcome.reference.media_type != outcome.vendor.media_type
         if not outcome.status_differs:
