@@ -12,7 +12,9 @@ for serial and xdist runs and can be redone later for an old run:
   in its config and can match on labels: that is how MUST and SHOULD failures are told apart;
 * the conformance matrix as global attachments (overview tab "Global Attachments"), so it
   shows in the report without adding a test to the totals;
-* matrix.json and matrix.md next to summary.json.
+* matrix.json and matrix.md next to summary.json;
+* the statuses Allure shows, aligned with the verdict (`align_statuses`: a blocked MUST check
+  is "broken", every skip labelled with why), and the report's name (`report_title`).
 
 History: Allure 3 keeps it in a JSONL file (`historyPath` in its config): each `generate`
 reads the earlier points and appends one. `carry_history` copies the previous run's file
@@ -137,7 +139,7 @@ def report_title(report_dir: Path) -> str | None:
 
 
 def verdict_in_numbers(summary: dict[str, Any]) -> str:
-    """"2 MUST checks failed, 1 not judged", "3 MUST checks blocked", "all 485 judged checks
+    """"2 MUST checks failed, 1 MUST check blocked (not judged)", "all 485 judged checks
     passed, 2 warnings": distinct checks, whatever their number of test cases."""
     def checks(outcomes: tuple[str, ...], severity: str | None = "MUST") -> int:
         return len({e["check"] for e in summary.get("checks", [])
