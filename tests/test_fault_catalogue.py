@@ -139,10 +139,6 @@ class Batch:
     name: str
     faults: tuple[Fault, ...]
 
-    @property
-    def server(self) -> str:
-        return self.faults[0].server
-
     def expected(self) -> tuple[set[str], set[str]]:
         """The union of its faults' must and may sets."""
         must: set[str] = set()

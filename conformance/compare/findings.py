@@ -3,11 +3,9 @@ and kind of difference, with how many answers showed it and the first request as
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from conformance.compare.address import Comparison, Outcome
-from conformance.compare.jsondiff import Difference
 
 MAX_GROUPS_LISTED = 12
 
@@ -58,9 +56,9 @@ def header_groups(outcomes: list[Outcome]) -> list[Group]:
                      for o in outcomes for name, ref, ven in o.header_differences])
 
 
-def differences_of(comparison: Comparison, outcome: Outcome,
-                   keep: Callable[[Difference], bool] = lambda d: True) -> list[str]:
-    lines = [d.describe() for d in outcome.differences if keep(d)]
+def differences_of(outcome: Outcome) -> list[str]:
+    """Every difference left of one request, for its side-by-side evidence."""
+    lines = [d.describe() for d in outcome.differences]
     lines += [f"header {name}: reference {ref!r}, vendor {ven!r}" for name, ref, ven in outcome.header_differences]
     if outcome.status_differs or outcome.media_differs:
         lines.insert(0, f"status/media type: reference {outcome.reference.status} {outcome.reference.media_type}, "

@@ -29,13 +29,13 @@ def _outcomes(comparison: Comparison, operation: str) -> list[Outcome]:
     return found
 
 
-def _judge(comparison: Comparison, what: str, groups: list[F.Group], of: int, keep=lambda d: True) -> None:
+def _judge(what: str, groups: list[F.Group], of: int) -> None:
     if not groups:
         return
     for index, group in enumerate(groups[:MAX_EXAMPLES_ATTACHED], start=1):
         outcome = group.outcomes[0]
         allure_adapter.attach_side_by_side(f"{index:02d} {group.key}: {outcome.request.label}", outcome.reference,
-                                           outcome.vendor, F.differences_of(comparison, outcome, keep))
+                                           outcome.vendor, F.differences_of(outcome))
     raise Finding(F.message(what, groups, of))
 
 
@@ -69,7 +69,7 @@ def _sources(comparison: Comparison) -> dict[str, int]:
 @pytest.mark.parametrize("operation", OPERATIONS)
 def test_status_and_media_type(address_comparison: Comparison, operation: str) -> None:
     outcomes = _outcomes(address_comparison, operation)
-    _judge(address_comparison, "answered with another status or media type than the register's environment",
+    _judge("answered with another status or media type than the register's environment",
            F.status_groups(outcomes), len(outcomes))
 
 
@@ -77,7 +77,7 @@ def test_status_and_media_type(address_comparison: Comparison, operation: str) -
 @pytest.mark.parametrize("operation", OPERATIONS)
 def test_members_the_description_defines(address_comparison: Comparison, operation: str) -> None:
     outcomes = _outcomes(address_comparison, operation)
-    _judge(address_comparison, "members the description defines differ from the register's environment",
+    _judge("members the description defines differ from the register's environment",
            F.field_groups(address_comparison, outcomes, defined=True), len(outcomes))
 
 
@@ -85,7 +85,7 @@ def test_members_the_description_defines(address_comparison: Comparison, operati
 @pytest.mark.parametrize("operation", OPERATIONS)
 def test_members_the_description_does_not_define(address_comparison: Comparison, operation: str) -> None:
     outcomes = _outcomes(address_comparison, operation)
-    _judge(address_comparison, "members the description does not define differ from the register's environment",
+    _judge("members the description does not define differ from the register's environment",
            F.field_groups(address_comparison, outcomes, defined=False), len(outcomes))
 
 
@@ -93,5 +93,5 @@ def test_members_the_description_does_not_define(address_comparison: Comparison,
 @pytest.mark.parametrize("operation", OPERATIONS)
 def test_headers_the_seed_fixes(address_comparison: Comparison, operation: str) -> None:
     outcomes = _outcomes(address_comparison, operation)
-    _judge(address_comparison, "headers the seed fixes differ from the register's environment",
+    _judge("headers the seed fixes differ from the register's environment",
            F.header_groups(outcomes), len(outcomes))
