@@ -31,7 +31,7 @@ from conformance.checks.registry import select_checks
 from conformance.errors import ConfigError, ExitCode, HarnessError
 from conformance.mocks import faults as fault_catalogue
 from conformance.paths import SUITES_DIR, reports_dir
-from conformance.profiles import Profile, load_profile, shipped_profiles
+from conformance.profiles import Profile, load_profile, local_profiles, shipped_profiles
 from conformance.reporting.cli import add_report_commands
 from conformance.requirements.audit import add_requirements_commands
 from conformance.samples.cli import add_discover_command
@@ -393,18 +393,23 @@ def cmd_profile_new(args: argparse.Namespace) -> int:
 
 
 def cmd_profiles(args: argparse.Namespace) -> int:
-    for path in shipped_profiles():
-        try:
-            profile = load_profile(str(path))
-        except ConfigError as exc:
-            print(f"{path.stem:15} INVALID: {exc}")
-            continue
-        targets = ", ".join(
-            f"{name}: {'local mock' if svc.mock else svc.base_url}" for name, svc in profile.services.items()
-        )
-        switches = ", ".join(k for k in ("fuzz", "negative", "flood") if getattr(profile.safety, k)) or "none"
-        print(f"{profile.name:15} {profile.description}")
-        print(f"{'':15} targets: {targets}; allows: {switches}")
+    """The profiles a name can reach: ./profiles/ of the working directory first, then the shipped ones."""
+    shadowed = {p.stem for p in local_profiles()}
+    for where, paths in (("./profiles", local_profiles()), ("shipped", shipped_profiles())):
+        for path in paths:
+            note = " (shadowed by ./profiles)" if where == "shipped" and path.stem in shadowed else ""
+            try:
+                profile = load_profile(str(path))
+            except ConfigError as exc:
+                print(f"{path.stem:15} [{where}] INVALID: {exc}")
+                continue
+            targets = ", ".join(
+                f"{name}: {'local mock' if svc.mock else svc.base_url}" for name, svc in profile.services.items()
+            )
+            switches = ", ".join(k for k in ("fuzz", "negative", "flood") if getattr(profile.safety, k)) or "none"
+            print(f"{profile.name:15} [{where}]{note} {profile.description}")
+            print(f"{'':15} {path}")
+            print(f"{'':15} targets: {targets}; allows: {switches}")
     return 0
 
 

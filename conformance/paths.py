@@ -1,20 +1,34 @@
 """Where a run finds what ships with the harness, and where it writes.
 
 One place, so that a copy installed with pip or pipx behaves as the checkout does: the
-suites, the shipped profiles, the descriptions, WSDL and schemas are package data, found
-next to this file; reports go under the working directory; caches under the user's cache
-directory. Only the project's own tooling (the checkout's `tools/node_modules`, its docs)
+suites (`suites/` of the checkout) and the shipped profiles (`profiles/`) are mapped into the
+package as `conformance.suites` and `conformance.profiles_shipped` (pyproject.toml's
+package-dir), so the import system finds them wherever the package is: in the checkout, in an
+editable install and in site-packages alike. The descriptions, WSDL and schemas are package
+data next to this file; reports go under the working directory; caches under the user's
+cache directory. Only the project's own tooling (the checkout's `tools/node_modules`, its docs)
 lives outside the package, and each has an environment variable for an installed copy.
 """
 
 from __future__ import annotations
 
 import os
+from importlib.util import find_spec
 from pathlib import Path
 
+
+def _package_folder(name: str) -> Path:
+    spec = find_spec(name)
+    assert spec is not None and spec.origin is not None, f"{name} is not installed with the harness"
+    return Path(spec.origin).resolve().parent
+
+
 PACKAGE_DIR = Path(__file__).resolve().parent
-SUITES_DIR = PACKAGE_DIR / "suites"
-SHIPPED_PROFILES = PACKAGE_DIR / "shipped_profiles"
+SUITES_DIR = _package_folder("conformance.suites")
+SHIPPED_PROFILES = _package_folder("conformance.profiles_shipped")
+# A team's own profiles: `./profiles/` of the directory a run starts from (in the checkout,
+# the same folder as the shipped ones). A name resolves there first.
+LOCAL_PROFILES_DIRNAME = "profiles"
 OPENAPI_DESCRIPTION = PACKAGE_DIR / "openapi" / "address-v2.yaml"
 # The checkout the package runs from, when it does (an editable install or PYTHONPATH):
 # its `tools/` holds the pinned Node tools and `docs/` the MUST audit. None when installed.

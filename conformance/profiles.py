@@ -1,6 +1,6 @@
 """Environment profiles: which environment a run targets and how carefully it may treat it.
 
-A profile is a TOML file (see conformance/shipped_profiles/*.toml and the README). It is validated against
+A profile is a TOML file (see profiles/*.toml and the README). It is validated against
 PROFILE_SCHEMA below; every error names the file and the key. Secrets never live in a
 profile: it names the environment variables that hold them (a `.env` file in the working
 directory is read too, without overriding the environment).
@@ -21,7 +21,7 @@ from conformance.http.concurrency import DEFAULT_CONCURRENCY
 from conformance.http.limits import DEFAULT_LIMITS
 from conformance.http.limits import Limits as HttpLimits
 from conformance.http.stops import DEFAULT_BREAKER_FAILURES, DEFAULT_RUN_DEADLINE_S
-from conformance.paths import OPENAPI_DESCRIPTION, SHIPPED_PROFILES
+from conformance.paths import LOCAL_PROFILES_DIRNAME, OPENAPI_DESCRIPTION, SHIPPED_PROFILES
 
 # The resource servers of the authorization seed (part 4) that take its tokens.
 RESOURCE_SERVERS = ("filing", "inquiry")
@@ -463,17 +463,35 @@ class Profile:
 
 
 def resolve_profile_path(name_or_path: str) -> Path:
-    """A shipped profile name (`local-mock`) or a path to any profile file."""
+    """A profile name (`local-mock`, `vendor-x`) or a path to any profile file.
+
+    A name resolves from `./profiles/` of the working directory first (where a team keeps
+    its own), then from the profiles shipped with the harness."""
     candidate = Path(name_or_path)
     if candidate.suffix == ".toml" or os.sep in name_or_path or "/" in name_or_path:
         if not candidate.is_file():
             raise ConfigError(f"profile file not found: {candidate}")
         return candidate.resolve()
-    shipped = SHIPPED_PROFILES / f"{name_or_path}.toml"
-    if shipped.is_file():
-        return shipped
-    known = ", ".join(p.stem for p in shipped_profiles()) or "none"
-    raise ConfigError(f"unknown profile {name_or_path!r} (shipped profiles: {known})")
+    for folder in (local_profiles_dir(), SHIPPED_PROFILES):
+        found = folder / f"{name_or_path}.toml"
+        if found.is_file():
+            return found.resolve()
+    known = ", ".join(sorted({p.stem for p in [*local_profiles(), *shipped_profiles()]})) or "none"
+    raise ConfigError(f"unknown profile {name_or_path!r} (known profiles: {known}; "
+                      f"a team's own go in ./{LOCAL_PROFILES_DIRNAME}/<name>.toml)")
+
+
+def local_profiles_dir() -> Path:
+    return Path.cwd() / LOCAL_PROFILES_DIRNAME
+
+
+def local_profiles() -> list[Path]:
+    """The profiles of ./profiles/ of the working directory (none when it is the shipped folder
+    itself, as in the checkout: those are listed as shipped)."""
+    folder = local_profiles_dir()
+    if not folder.is_dir() or folder.resolve() == SHIPPED_PROFILES:
+        return []
+    return sorted(p.resolve() for p in folder.glob("*.toml"))
 
 
 def shipped_profiles() -> list[Path]:

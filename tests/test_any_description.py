@@ -24,7 +24,7 @@ VENDOR = REPO_ROOT / "tests" / "interop" / "vendor-address-openapi.yaml"
 
 
 def vendor_profile(tmp_path: Path, openapi: Path = VENDOR) -> Path:
-    text = (REPO_ROOT / "conformance" / "shipped_profiles" / "local-mock.toml").read_text()
+    text = (REPO_ROOT / "profiles" / "local-mock.toml").read_text()
     text = text.replace('openapi = "../openapi/address-v2.yaml"', f'openapi = "{openapi}"')
     text = text.replace('name = "local-mock"', 'name = "vendor-description"')
     path = tmp_path / "vendor-description.toml"

@@ -18,7 +18,7 @@ from conformance.profiles import load_profile
 
 
 def profile_without_apis(tmp_path: Path) -> Path:
-    text = (REPO_ROOT / "conformance" / "shipped_profiles" / "local-mock.toml").read_text()
+    text = (REPO_ROOT / "profiles" / "local-mock.toml").read_text()
     text = text.replace("[services.auth]\nmock = true\n", "[services.auth]\nmock = true\nresource_servers = []\n")
     assert "resource_servers = []" in text
     text = text.replace('name = "local-mock"', 'name = "no-resource-servers"')

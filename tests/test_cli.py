@@ -207,7 +207,7 @@ def test_mock_runs_in_foreground_and_stops_on_ctrl_c(tmp_path: Path, stop_signal
 
 def test_plain_pytest_on_suites_is_a_conformance_run(tmp_path: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "conformance/suites/soap", "--profile", "local-mock", "--mock-fault",
+        [sys.executable, "-m", "pytest", "suites/soap", "--profile", "local-mock", "--mock-fault",
          "soap.fault_with_http_200", "--report-dir", str(tmp_path), "-q"],
         capture_output=True, text=True, timeout=300, cwd=REPO_ROOT,
     )
@@ -257,7 +257,7 @@ def test_a_check_that_names_no_check_is_exit_2() -> None:
 
 def test_a_run_in_which_no_check_executed_is_exit_4(tmp_path: Path) -> None:
     """Every selected check is switched off by the profile: nothing was judged, so no "conforms"."""
-    text = (REPO_ROOT / "conformance" / "shipped_profiles" / "local-mock.toml").read_text()
+    text = (REPO_ROOT / "profiles" / "local-mock.toml").read_text()
     text = text.replace('"../openapi/', f'"{REPO_ROOT}/conformance/openapi/').replace("negative = true", "negative = false")
     profile = tmp_path / "no-negative.toml"
     profile.write_text(text)

@@ -35,7 +35,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     wheel = next(dist.glob("*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     for shipped in ("conformance/suites/address/test_contract.py", "conformance/suites/pytest.ini",
-                    "conformance/shipped_profiles/local-mock.toml", "conformance/openapi/address-v2.yaml",
+                    "conformance/profiles_shipped/local-mock.toml", "conformance/openapi/address-v2.yaml",
                     "conformance/soap/wsdl/graafbericht-1.2.xsd", "conformance/requirements/catalogue.toml"):
         assert shipped in names, f"{shipped} is not in {wheel.name}"
     venv = root / "venv"

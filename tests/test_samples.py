@@ -200,7 +200,7 @@ def test_a_server_that_breaks_http_ends_the_validation() -> None:
         calls.append(path)
         raise HttpViolation("deadline", "response not complete within 5 s, stopped waiting")
 
-    profile = load_profile(str(REPO_ROOT / "conformance" / "shipped_profiles" / "local-mock.toml"))
+    profile = load_profile(str(REPO_ROOT / "profiles" / "local-mock.toml"))
     profile.address.samples.update({"nummeraanduiding": "1", "verblijfsobject": "2", "pand": "3"})
     lines: list[str] = []
     assert validate(profile, broken, log=lines.append) == {}  # nothing judged, so nothing changed

@@ -9,7 +9,7 @@ Every collection answer of the reference that links a `last` page adds that page
 corpus (a vendor that serves a page fewer shows there).
 
 `Outcome` holds one request's three answers and what is left after cancelling; the checks
-(conformance/suites/compare) group the outcomes of an operation into findings.
+(suites/compare) group the outcomes of an operation into findings.
 """
 
 from __future__ import annotations
