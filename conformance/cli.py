@@ -19,7 +19,6 @@ judge (a MUST check was blocked or broke, none failed).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -34,19 +33,11 @@ from conformance.paths import SUITES_DIR, reports_dir
 from conformance.profiles import Profile, load_profile, local_profiles, shipped_profiles
 from conformance.reporting.cli import add_report_commands
 from conformance.requirements.audit import add_requirements_commands
+from conformance.runner import PLUGINS_OFF, run_and_report
 from conformance.samples.cli import add_discover_command
 from conformance.soap.cli import add_soap_commands
 
 SUITES = ("address", "auth", "soap")
-# What of pytest a conformance run does without: the cache writes .pytest_cache wherever the
-# run is started; unraisableexception collects garbage five times over at the end of every
-# run (about 0.2 s with schemathesis and hypothesis loaded) to report exceptions in __del__;
-# anyio's (installed with starlette) serves async tests, which the suites have none of (45 ms).
-# Assertion rewriting: a verdict is a check's Finding with its own message, never a bare
-# assert's introspection (the suites' few asserts narrow types after an `expect`), while the
-# rewriting import hook loads every module of the plugins' packages (schemathesis's 250,
-# hypothesis's, the harness's own) through itself: about 0.3 s of a fuzzing run.
-PLUGINS_OFF = ["-p", "no:cacheprovider", "-p", "no:unraisableexception", "-p", "no:anyio", "--assert=plain"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -159,14 +150,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--mock-fault needs a profile that starts mock servers; {profile.name} starts none")
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     report_dir = Path(args.report_dir or reports_dir() / f"{stamp}-{profile.name}").resolve()
-    from conformance.pytest_plugin import make_report_dir, resolve_secrets
+    from conformance.run_setup import make_report_dir, resolve_secrets
 
     make_report_dir(report_dir)  # exit 2 with a message, before anything starts
     (report_dir / "summary.json").unlink(missing_ok=True)  # the verdict read below is this run's
     resolve_secrets(profile)  # every secret the profile names, before the first request
     suites = selected_suites(args.suite, profile)
     pytest_args = build_pytest_args(args, profile_ref=str(profile.path), report_dir=report_dir, suites=suites)
-    return _run_and_report(pytest_args, report_dir, html=not args.no_html)
+    return run_and_report(pytest_args, report_dir, html=not args.no_html)
 
 
 def cmd_traffic(args: argparse.Namespace) -> int:
@@ -177,7 +168,7 @@ def cmd_traffic(args: argparse.Namespace) -> int:
         raise ConfigError(f"HAR file {missing[0]} does not exist")
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     report_dir = Path(args.report_dir or reports_dir() / f"{stamp}-{profile.name}-traffic").resolve()
-    from conformance.pytest_plugin import make_report_dir
+    from conformance.run_setup import make_report_dir
 
     make_report_dir(report_dir)
     (report_dir / "summary.json").unlink(missing_ok=True)
@@ -185,7 +176,7 @@ def cmd_traffic(args: argparse.Namespace) -> int:
                    *PLUGINS_OFF, "-q"]
     for file in args.files:
         pytest_args += ["--traffic", str(Path(file).resolve())]
-    return _run_and_report(pytest_args, report_dir, html=not args.no_html)
+    return run_and_report(pytest_args, report_dir, html=not args.no_html)
 
 
 def cmd_proxy(args: argparse.Namespace) -> int:
@@ -195,7 +186,7 @@ def cmd_proxy(args: argparse.Namespace) -> int:
 
     from conformance.mocks.launcher import wait_until_stopped
     from conformance.passive.proxy import RecordingProxy
-    from conformance.pytest_plugin import make_report_dir
+    from conformance.run_setup import make_report_dir
 
     profile = load_profile(args.profile)
     host, _, port = args.listen.rpartition(":")
@@ -234,7 +225,7 @@ def cmd_proxy(args: argparse.Namespace) -> int:
     try:
         pytest_args = [str(SUITES_DIR / "passive"), "--profile", str(profile.path), "--report-dir",
                        str(report_dir), *PLUGINS_OFF, "-q", "--traffic", str(capture or redacted)]
-        return _run_and_report(pytest_args, report_dir, html=not args.no_html,
+        return run_and_report(pytest_args, report_dir, html=not args.no_html,
                                traffic_shown=redacted if capture is not None else None)
     finally:
         if capture is not None:
@@ -253,25 +244,6 @@ def _proxy_local_mocks(args: argparse.Namespace, profile: Profile) -> int:
         os.environ.update(cluster.secrets)  # what the deployment profile names; masked like any secret
         print(f"local mocks started for the proxy; their keys: {', '.join(sorted(cluster.secrets))}", flush=True)
         return cmd_proxy(argparse.Namespace(**{**vars(args), "profile": str(described)}))
-
-
-def _run_and_report(pytest_args: list[str], report_dir: Path, *, html: bool, traffic_shown: Path | None = None) -> int:
-    import pytest
-
-    code = _map_pytest_exit(int(pytest.main(pytest_args)), report_dir / "summary.json")
-    if traffic_shown is not None:  # the private capture judged is gone: the report names what stays
-        from conformance.reporting.summary import name_traffic
-
-        name_traffic(report_dir / "summary.json", traffic_shown, "judged from the unmasked capture of the "
-                     "proxy session, deleted after the run; traffic.har is its redacted copy")
-    if html and (report_dir / "allure-results").is_dir():
-        from conformance.reporting.html import render_allure_html
-
-        rendered = render_allure_html(report_dir)
-        print(f"Allure report: {rendered}" if rendered else "Allure report: not rendered (node tools missing; see README)")
-    summary = report_dir / "summary.json"
-    print(f"summary: {summary}  exit code {code}" if summary.is_file() else f"no checks ran; exit code {code}")
-    return code
 
 
 def selected_suites(requested: list[str] | None, profile: Profile) -> list[str]:
@@ -305,20 +277,6 @@ def build_pytest_args(args: argparse.Namespace, *, profile_ref: str, report_dir:
     if extra and extra[0] == "--":
         extra = extra[1:]
     return out + extra
-
-
-def _map_pytest_exit(code: int, summary: Path) -> int:
-    """The run's verdict when it wrote one (its codes overlap pytest's: 4 is "could not
-    judge" here, a usage error there); else pytest's: 2 interrupted, 3 internal error,
-    4 usage error and 5 no tests collected are usage errors (2)."""
-    if code not in (2, 3) and summary.is_file():
-        try:
-            return int(json.loads(summary.read_text(encoding="utf-8"))["exit_code"])
-        except (OSError, ValueError, KeyError, TypeError):
-            pass
-    if code in (4, 5):
-        return int(ExitCode.USAGE)
-    return code
 
 
 # --------------------------------------------------------------------------- mock

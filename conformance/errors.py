@@ -44,4 +44,4 @@ class NotApplicable(Exception):
     """The check does not apply to this deployment or profile (no sample configured, no
     resource server, no clock to move, budget spent): outcome `not_applicable`.
 
-    Not for a precondition that failed on the server: that is `checks.finding.Blocked`."""
+    Not for a precondition that failed on the server: that is `conformance.findings.Blocked`."""

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from conformance.checks.address import endpoints as E
-from conformance.checks.finding import Finding
+from conformance.findings import Finding
 from conformance.http.exchange import Exchange, Headers
 
 BASE = "http://127.0.0.1:1/lvbag/individuelebevragingen/v2"

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from conformance.checks.address import general as g
-from conformance.checks.finding import Blocked, Finding
 from conformance.checks.registry import Severity, registered_checks
+from conformance.findings import Blocked, Finding
 from conformance.http.exchange import Exchange, Headers
 
 BASE = "http://127.0.0.1:8000/lvbag/individuelebevragingen/v2"

@@ -13,8 +13,8 @@ import pytest
 from conformance.checks.address import general as g
 from conformance.checks.address import problem
 from conformance.checks.address.control import CLIENT_ERROR, Req, refused_vs_control, rejected_vs_control
-from conformance.checks.finding import Blocked, Finding
 from conformance.errors import NotApplicable
+from conformance.findings import Blocked, Finding
 from conformance.http.exchange import Exchange, Headers
 from conformance.profiles import load_profile
 

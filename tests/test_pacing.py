@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from rate_limited_server import RateLimitedServer
 
-from conformance.checks.finding import Blocked
+from conformance.findings import Blocked
 from conformance.http.client import ApiClient, Pacer, Recorder, retry_after_s
 from conformance.http.redaction import Redactor
 
@@ -123,8 +123,16 @@ def test_a_run_of_one_process_keeps_its_schedule_in_memory_and_a_parallel_run_sh
     from types import SimpleNamespace
 
     from conformance.http.schedule import SharedSchedule
-    from conformance.pytest_plugin import RunState, _runs_workers, run_schedule
+    from conformance.profiles import load_profile
+    from conformance.run_context import RunContext
+    from conformance.run_setup import RunState, runs_workers
 
+    def run_schedule(state, service):  # one RunContext per run, as the plugin makes it
+        if id(state) not in contexts:
+            contexts[id(state)] = RunContext(state, profile, recorder=None)
+        return contexts[id(state)].schedule(service)
+
+    profile, contexts = load_profile("local-mock"), {}
     serial = RunState("p", [], "r", 1, schedule_dir=str(tmp_path / "serial"), shared_schedule=False)
     address = run_schedule(serial, "address")
     assert not isinstance(address, SharedSchedule)
@@ -141,7 +149,7 @@ def test_a_run_of_one_process_keeps_its_schedule_in_memory_and_a_parallel_run_sh
     def options(**kw):
         return SimpleNamespace(option=SimpleNamespace(**kw))
 
-    assert _runs_workers(options(numprocesses=2, dist="load"))
-    assert _runs_workers(options(numprocesses="auto", dist="load"))
-    assert not _runs_workers(options(numprocesses=0, dist="no"))
-    assert not _runs_workers(options())  # -p no:xdist
+    assert runs_workers(options(numprocesses=2, dist="load"))
+    assert runs_workers(options(numprocesses="auto", dist="load"))
+    assert not runs_workers(options(numprocesses=0, dist="no"))
+    assert not runs_workers(options())  # -p no:xdist

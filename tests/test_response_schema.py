@@ -24,8 +24,8 @@ import schemathesis
 from starlette.testclient import TestClient
 
 from conformance.checks.address import response_schema as rs
-from conformance.checks.finding import Blocked, Finding
 from conformance.errors import NotApplicable
+from conformance.findings import Blocked, Finding
 from conformance.http.exchange import Exchange, Headers
 from conformance.mocks.address import data
 from conformance.mocks.address.app import create_app

@@ -15,10 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from conformance.checks.finding import Blocked, Finding
 from conformance.checks.registry import Severity, check_by_id
 from conformance.checks.soap import catalogue, messages, wsdl
 from conformance.checks.soap.support import SoapSuite
+from conformance.findings import Blocked, Finding
 from conformance.http.exchange import Exchange, Headers
 from conformance.mocks.soap.faults import SOAP_FAULTS
 from conformance.soap import SHIPPED_WSDL, SHIPPED_XSD, TYPES_NS, soap_action

@@ -10,9 +10,9 @@ import codecs
 import pytest
 from lxml import etree
 
-from conformance.checks.finding import Finding
 from conformance.checks.soap import charset, messages, probes
 from conformance.checks.soap.support import SoapSuite
+from conformance.findings import Finding
 from conformance.http.exchange import Exchange, Headers
 from conformance.soap import SHIPPED_WSDL, SOAP11_ENV_NS, TYPES_NS
 from conformance.soap.envelope import build_envelope, build_fault, inspect_envelope

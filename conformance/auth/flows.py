@@ -20,11 +20,11 @@ from conformance.auth.browser import Browser
 from conformance.auth.login import AuthorizationResult, LoginError
 from conformance.auth.rfc6749 import TokenEndpoint, TokenResult, authorize_url
 from conformance.auth.shared_clock import ClockLedger
-from conformance.checks.finding import Blocked
 from conformance.errors import NotApplicable
+from conformance.findings import Blocked
 from conformance.http.client import ApiClient
+from conformance.http.evidence import step
 from conformance.http.exchange import Exchange
-from conformance.reporting.allure import step
 
 FILING_SCOPE = "registry.cto.aanbieden.verzoeken"
 INQUIRY_SCOPE = "registry-inzage"

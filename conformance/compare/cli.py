@@ -44,11 +44,11 @@ def add_compare_command(subparsers: Any) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from conformance.cli import PLUGINS_OFF, _run_and_report
     from conformance.mocks import faults as fault_catalogue
     from conformance.paths import SUITES_DIR, reports_dir
     from conformance.profiles import load_profile
-    from conformance.pytest_plugin import make_report_dir, resolve_secrets
+    from conformance.run_setup import make_report_dir, resolve_secrets
+    from conformance.runner import PLUGINS_OFF, run_and_report
 
     vendor, reference = load_profile(args.profile), load_profile(args.reference)
     for role, profile in (("--profile", vendor), ("--reference", reference)):
@@ -73,4 +73,4 @@ def cmd_compare(args: argparse.Namespace) -> int:
         pytest_args += ["--compare-requests", str(Path(har).resolve())]
     if args.seed is not None:
         pytest_args += ["--hypothesis-seed", str(args.seed)]
-    return _run_and_report(pytest_args, report_dir, html=not args.no_html)
+    return run_and_report(pytest_args, report_dir, html=not args.no_html)

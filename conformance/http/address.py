@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 
 import httpx
 
-from conformance.checks.finding import Blocked
 from conformance.errors import NotApplicable
+from conformance.findings import Blocked
 from conformance.http.client import ApiClient, Pacer, Recorder, ServiceBounds
 from conformance.http.exchange import Exchange, from_schemathesis
 from conformance.http.redaction import Redactor

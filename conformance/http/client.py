@@ -21,8 +21,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from conformance.checks.finding import Blocked
 from conformance.errors import NotApplicable, UnreachableError
+from conformance.findings import Blocked
 from conformance.http import limits as bounds
 from conformance.http.concurrency import Slots
 from conformance.http.exchange import Exchange, Headers

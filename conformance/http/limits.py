@@ -32,7 +32,7 @@ from typing import Any
 import httpcore
 import httpx
 
-from conformance.checks.finding import Finding
+from conformance.findings import Finding
 
 MiB = 1024 * 1024
 # httpcore's HTTP/1.1 parser refuses a head larger than this (h11's max_incomplete_event_size).

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.checks.finding import Blocked
+from conformance.findings import Blocked
 
 DEFAULT_BREAKER_FAILURES = 5
 DEFAULT_RUN_DEADLINE_S = 1800.0

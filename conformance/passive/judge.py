@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
-from conformance.checks.finding import Finding
 from conformance.errors import NotApplicable
+from conformance.findings import Finding
 
 T = TypeVar("T")
 SHOWN = 5  # offending exchanges named in a finding (all are attached as evidence)

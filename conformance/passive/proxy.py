@@ -41,9 +41,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from conformance.checks.finding import Finding
 from conformance.checks.registry import check_by_id
 from conformance.errors import ConfigError, UnreachableError
+from conformance.findings import Finding
 from conformance.http.client import ApiClient, DiscardingRecorder
 from conformance.http.exchange import Exchange, Headers
 from conformance.http.fuzz_transport import _HOP_BY_HOP

@@ -1,18 +1,16 @@
-"""The Allure adapter: the only module that talks to allure-pytest.
+"""The Allure adapter's labels: epic, feature, story, severity, requirement labels and links,
+added as pytest markers at collection (allure-pytest reads them when the test starts).
 
-Labels and links are added as pytest markers at collection (allure-pytest reads them
-when the test starts); evidence (redacted exchanges) is attached after the test body.
+Evidence (redacted exchanges, observed values, steps) is attached by the HTTP layer's
+conformance/http/evidence.py, which checks and clients may use; this module is the run's.
 """
 
 from __future__ import annotations
-
-import json
 
 import allure
 import pytest
 
 from conformance.checks.registry import Check, Severity
-from conformance.http.exchange import Exchange
 
 _SEVERITY = {
     Severity.MUST: allure.severity_level.CRITICAL,
@@ -53,59 +51,3 @@ def label_item(item: pytest.Item, check: Check) -> None:
     for requirement in check.requirements:
         item.add_marker(mark.allure_label(requirement, label_type="requirement"))
         item.add_marker(mark.allure_link(requirement_url(requirement), link_type="link", name=requirement))
-
-
-def attach_exchanges(exchanges: list[Exchange]) -> None:
-    """Attach already-redacted exchanges to the running test."""
-    for index, ex in enumerate(exchanges[:50], start=1):
-        allure.attach(
-            render_exchange(ex),
-            name=f"{index:02d} {ex.method} {ex.path} -> {ex.status}",
-            attachment_type=allure.attachment_type.TEXT,
-        )
-
-
-def tag_cause(cause: str | None) -> None:
-    """Group the checks one cause took down: a tag the report filters on (the run's
-    root causes are listed as a whole in the global attachment "Root causes")."""
-    if cause:
-        allure.dynamic.tag(f"cause: {cause[:200]}")
-
-
-def attach_observation(value: object) -> None:
-    allure.attach(json.dumps(value, indent=2, default=str), name="observed value",
-                  attachment_type=allure.attachment_type.JSON)
-
-
-def render_exchange(ex: Exchange, body_limit: int = 20_000) -> str:
-    lines = [f"{ex.method} {ex.url}"]
-    lines += [f"{k}: {v}" for k, v in ex.request_headers.items()]
-    if ex.request_body:
-        lines += ["", ex.request_body[:body_limit].decode("utf-8", "replace")]
-    lines += ["", f"HTTP {ex.status}  ({ex.elapsed_ms:.0f} ms)"]
-    lines += [f"{k}: {v}" for k, v in ex.response_headers.items()]
-    if ex.body:
-        body = ex.body[:body_limit].decode("utf-8", "replace")
-        if ex.json is not None and len(ex.body) <= body_limit:
-            body = json.dumps(ex.json, indent=2, ensure_ascii=False)
-        lines += ["", body]
-    return "\n".join(lines)
-
-
-def attach_side_by_side(title: str, reference: Exchange, vendor: Exchange, differences: list[str]) -> None:
-    """A comparison's evidence: the register's answer beside the vendor's (side by side in
-    an HTML table, each as the exchange is rendered elsewhere), then the differences."""
-    import html
-
-    cells = "".join(f"<td><pre>{html.escape(render_exchange(ex))}</pre></td>" for ex in (reference, vendor))
-    listed = "".join(f"<li>{html.escape(line)}</li>" for line in differences)
-    page = ("<html><head><meta charset='utf-8'><style>td{vertical-align:top;width:50%} pre{white-space:pre-wrap;"
-            "font-size:12px}</style></head><body><table><tr><th>register's environment (reference)</th>"
-            f"<th>vendor</th></tr><tr>{cells}</tr></table><h4>differences</h4><ul>{listed}</ul></body></html>")
-    allure.attach(page, name=title, attachment_type=allure.attachment_type.HTML)
-
-
-def step(title: str):
-    """A named step of a multi-step flow (authorize, log in, exchange, use, refresh).
-    Outside a running test it records nothing."""
-    return allure.step(title)

@@ -34,7 +34,7 @@ def add_discover_command(subparsers: Any) -> None:
 
 def cmd_discover(args: argparse.Namespace) -> int:
     from conformance.http.client import probe
-    from conformance.pytest_plugin import resolve_secrets
+    from conformance.run_setup import resolve_secrets
     from conformance.samples.session import address_api, getter, write_samples
 
     profile = load_profile(args.profile)

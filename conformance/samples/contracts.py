@@ -20,7 +20,7 @@ from datetime import date
 from typing import Any
 
 from conformance.checks.address import endpoints as E
-from conformance.checks.finding import Finding
+from conformance.findings import Finding
 from conformance.http.exchange import Exchange
 
 Get = Callable[[str, Sequence[tuple[str, str]]], Exchange]

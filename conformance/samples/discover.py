@@ -21,7 +21,7 @@ from itertools import zip_longest
 from typing import Any
 
 from conformance.checks.address import endpoints as E
-from conformance.checks.finding import Finding
+from conformance.findings import Finding
 from conformance.http.client import BudgetExhausted
 from conformance.samples import contracts as C
 from conformance.samples.contracts import Get, Lacks, Unverifiable, Verdict

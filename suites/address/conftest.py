@@ -3,12 +3,19 @@ description as a schemathesis schema, and which operations of it a contract test
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import pytest
 
+from conformance.checks.address import fixtures
 from conformance.errors import NotApplicable
 from conformance.http.fuzz_transport import BoundedForwarder, BoundedSession
 from conformance.openapi import operations as ops
 from conformance.openapi.loader import load_schema
+
+# The address API's fixtures, shared with the other suites that use it (conformance/checks/address/fixtures.py).
+address_api = fixtures.address_api
 
 
 @pytest.fixture(scope="session")
@@ -59,3 +66,22 @@ def described_operation(request, address_schema) -> None:
 def described_links(address_schema) -> None:
     if not ops.has_links(address_schema.raw_schema):
         raise NotApplicable("the description declares no OpenAPI links: no chain of operations to follow")
+
+
+@dataclass
+class MockControls:
+    cluster: Any
+
+    def start_private(self, *, maintenance: bool = False) -> str:
+        """An isolated address mock instance (same keys and data), stopped with the run."""
+        return self.cluster.start_address(maintenance=maintenance)
+
+
+@pytest.fixture(scope="session")
+def address_mock(profile, run_context):
+    """Control of the local mock (a private instance in maintenance, for instance): what a
+    check needs of the mock reaches it here, never by importing the mocks."""
+    if not profile.uses_mock:
+        pytest.skip("needs control of the local mock")
+    with run_context.mock_cluster() as cluster:
+        yield MockControls(cluster)

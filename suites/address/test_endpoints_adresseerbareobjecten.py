@@ -21,8 +21,8 @@ from conformance.checks.address.control import (
     refused_vs_control,
     rejected_vs_control,
 )
-from conformance.checks.finding import Finding, expect, require
 from conformance.errors import NotApplicable
+from conformance.findings import Finding, expect, require
 
 OBJECTS = "/adresseerbareobjecten"
 # bag-api.md 2.2 (the seed does not show the values of Gebruiksdoel).

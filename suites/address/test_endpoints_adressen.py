@@ -14,7 +14,7 @@ from conformance.checks.address import endpoints as E
 from conformance.checks.address import general as g
 from conformance.checks.address import hal
 from conformance.checks.address.control import Req, control_served, refused_vs_control, rejected_vs_control
-from conformance.checks.finding import expect
+from conformance.findings import expect
 
 ADRESSEN = "/adressen"
 ZOEK = "/adressen/zoek"

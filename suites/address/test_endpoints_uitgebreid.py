@@ -12,7 +12,7 @@ import pytest
 from conformance.checks.address import endpoints as E
 from conformance.checks.address import general as g
 from conformance.checks.address import hal
-from conformance.checks.finding import expect
+from conformance.findings import expect
 
 UITGEBREID = "/adressenuitgebreid"
 

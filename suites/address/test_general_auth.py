@@ -10,7 +10,7 @@ import pytest
 
 from conformance.checks.address import general as g
 from conformance.checks.address.control import Req, control_served, refused_vs_control, stated_reason
-from conformance.checks.finding import expect, require
+from conformance.findings import expect, require
 
 ENDPOINTS = list(g.SUCCESS_CASES)
 

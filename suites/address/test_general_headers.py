@@ -6,7 +6,7 @@ import pytest
 
 from conformance.checks.address import general as g
 from conformance.checks.address import headers
-from conformance.checks.finding import expect
+from conformance.findings import expect
 
 
 def _send(address_api, case: str, **extra):

@@ -9,7 +9,7 @@ import pytest
 
 from conformance.checks.address import general as g
 from conformance.checks.address.control import CLIENT_ERROR, Req, control_served, refused_vs_control
-from conformance.checks.finding import expect
+from conformance.findings import expect
 
 WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 

@@ -8,7 +8,7 @@ import pytest
 from conformance.checks.address import general as g
 from conformance.checks.address import hal
 from conformance.checks.address.control import Req, refused_vs_control
-from conformance.checks.finding import expect
+from conformance.findings import expect
 
 NEGATIVE = pytest.mark.negative
 COLLECTIONS = list(g.COLLECTIONS)

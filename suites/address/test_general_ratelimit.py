@@ -11,8 +11,8 @@ import pytest
 from conformance.checks.address import general as g
 from conformance.checks.address import headers, problem
 from conformance.checks.address.control import Req, control_served
-from conformance.checks.finding import Finding
 from conformance.errors import NotApplicable
+from conformance.findings import Finding
 
 pytestmark = pytest.mark.flood
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from conformance.checks.address import response_schema as rs
+from conformance.http import evidence
 from conformance.openapi import responses
-from conformance.reporting import allure as allure_adapter
 
 
 @pytest.mark.check(rs.CHECK_ID)
@@ -21,8 +21,8 @@ def test_every_answer_matches_its_response_schema(request, address_api, conforma
     tally = rs.gather(conformance_state.report_dir)
     # The offending answers as evidence, once each (they are in traffic.har already).
     offending = [ex for v in rs.ordered(tally) if (ex := v.first_exchange()) is not None]
-    allure_adapter.attach_exchanges(offending)
-    allure_adapter.attach_observation({"validated": tally.validated, "offending": tally.offending,
+    evidence.attach_exchanges(offending)
+    evidence.attach_observation({"validated": tally.validated, "offending": tally.offending,
                                        "not_validated": dict(tally.skipped),
                                        "violations": [rs.describe(v) for v in rs.ordered(tally)]})
     rs.judge(tally)

@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 
 from conformance.auth.flows import EXCHANGE_CAUSE
+from conformance.auth.session import open_flows
 from conformance.auth.shared_clock import ClockLedger, clock_turn
-from conformance.checks.finding import require
+from conformance.findings import require
 
 
 @pytest.fixture(autouse=True)
@@ -82,3 +83,30 @@ def auth_fresh(auth_clocked):
     profile's server. A check that needs to see what happens the first time (a consent page)
     lives in a module of its own."""
     return auth_clocked
+
+
+@pytest.fixture(scope="session")
+def auth_flows(conformance_state, profile, redactor, run_context):
+    """The token flows against the profile's authorization server (shared: nobody moves its clock)."""
+    if profile.auth is None or "auth" not in conformance_state.urls:
+        pytest.skip(f"profile {profile.name} has no authorization service")
+    flows, api = open_flows(profile, conformance_state.samples.get("auth", {}), conformance_state.secrets, redactor,
+                            run_context, private=False)
+    yield flows
+    api.close()
+
+
+@pytest.fixture(scope="module")
+def auth_clocked(conformance_state, profile, redactor, run_context, auth_flows):
+    """Flows whose clock a check may move: a private mock instance with its own clock, or
+    the real environment, where moving the clock means waiting (marker `waits`)."""
+    if not profile.auth or not profile.auth.mock:
+        flows, api = open_flows(profile, {}, conformance_state.secrets, redactor, run_context, private=True)
+        yield flows
+        api.close()
+        return
+    with run_context.mock_cluster() as cluster:
+        info = cluster.start_auth()
+        flows, api = open_flows(profile, info, conformance_state.secrets, redactor, run_context, private=True)
+        yield flows
+        api.close()

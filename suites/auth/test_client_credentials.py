@@ -16,8 +16,8 @@ from conformance.auth import rfc7523
 from conformance.auth.flows import CC_CONTROL_CAUSE, INQUIRY_SCOPE
 from conformance.checks.auth import checks as c
 from conformance.checks.auth import control
-from conformance.checks.finding import expect
 from conformance.errors import NotApplicable
+from conformance.findings import expect
 
 CONCURRENT_USES = 5
 # Clients a swapped iss, sub or client_id may name: registered, so that a server cannot

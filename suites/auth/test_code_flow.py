@@ -16,8 +16,8 @@ from conformance.auth.login import CredentialsRefused, LoginError
 from conformance.checks.auth import checks as c
 from conformance.checks.auth import control
 from conformance.checks.auth.control import CODE_UNRELATED
-from conformance.checks.finding import Blocked, Finding
 from conformance.errors import NotApplicable
+from conformance.findings import Blocked, Finding
 
 # printable ASCII only (RFC 6749 VSCHAR), with what encoders get wrong: + % / space ~
 TRICKY_STATE = "a+b %2F/c~d*e'f(g)h!"

@@ -14,8 +14,8 @@ from __future__ import annotations
 import pytest
 
 from conformance.auth.login import FormLoginDriver
-from conformance.checks.finding import Finding
 from conformance.errors import NotApplicable
+from conformance.findings import Finding
 
 
 @pytest.mark.check("auth.code.consent_remembered")

@@ -10,7 +10,7 @@ import pytest
 
 from conformance.checks.auth import checks as c
 from conformance.checks.auth import control
-from conformance.checks.finding import require
+from conformance.findings import require
 
 WRONG_SECRET = "wrong-secret-for-conformance"
 REFRESH_CAUSE = "refresh (valid refresh token) -> {}"

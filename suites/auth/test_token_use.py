@@ -10,7 +10,7 @@ import pytest
 from conformance.auth import rfc7523
 from conformance.checks.auth import checks as c
 from conformance.checks.auth import control
-from conformance.checks.finding import expect
+from conformance.findings import expect
 
 
 def _tampered(token: str) -> str:

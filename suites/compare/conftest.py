@@ -12,11 +12,16 @@ from pathlib import Path
 
 import pytest
 
+from conformance.checks.address import fixtures
 from conformance.compare import corpus as C
 from conformance.compare.address import Comparison
 from conformance.compare.described import Description
 from conformance.openapi.operations import seed_operation
 from conformance.profiles import load_profile
+
+# The address API's fixtures, shared with the other suites that use it (conformance/checks/address/fixtures.py).
+address_api = fixtures.address_api
+reference_address_api = fixtures.reference_address_api
 
 
 @pytest.fixture(scope="session")

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.checks.finding import Finding
 from conformance.compare import findings as F
 from conformance.compare.address import Comparison, Outcome
 from conformance.errors import NotApplicable
+from conformance.findings import Finding
+from conformance.http import evidence
 from conformance.openapi.operations import SEED_OPERATIONS
-from conformance.reporting import allure as allure_adapter
 
 OPERATIONS = list(SEED_OPERATIONS)
 MAX_EXAMPLES_ATTACHED = 8
@@ -34,7 +34,7 @@ def _judge(what: str, groups: list[F.Group], of: int) -> None:
         return
     for index, group in enumerate(groups[:MAX_EXAMPLES_ATTACHED], start=1):
         outcome = group.outcomes[0]
-        allure_adapter.attach_side_by_side(f"{index:02d} {group.key}: {outcome.request.label}", outcome.reference,
+        evidence.attach_side_by_side(f"{index:02d} {group.key}: {outcome.request.label}", outcome.reference,
                                            outcome.vendor, F.differences_of(outcome))
     raise Finding(F.message(what, groups, of))
 

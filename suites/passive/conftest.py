@@ -24,3 +24,15 @@ def passive_context(profile) -> Context:
 def judge(evidence):
     """judge(rule, traffic, context): the rule over every observed item it applies to."""
     return lambda rule, traffic, context: judge_rule(rule, traffic, context, evidence=evidence)
+
+
+@pytest.fixture(scope="session")
+def observed_traffic(conformance_state, profile, redactor):
+    """The exchanges of the run's HAR files (--traffic), redacted, sorted by service."""
+    if not conformance_state.traffic:
+        pytest.skip("not a passive run (conformance traffic FILE.har)")
+    from conformance.passive.traffic import load_traffic
+
+    if profile.address is not None:
+        redactor.add_header(profile.address.api_key_header)
+    return load_traffic(conformance_state.traffic, profile, redactor)

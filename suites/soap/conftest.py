@@ -8,10 +8,58 @@ others.
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pytest
+
+from conformance.errors import ConfigError
 
 
 @pytest.fixture(scope="session", autouse=True)
 def _one_valid_batch_per_run(soap_service, conformance_state) -> None:
     if conformance_state.shared_schedule and conformance_state.schedule_dir:
         soap_service.shared_dir = conformance_state.schedule_dir
+
+
+@pytest.fixture(scope="session")
+def soap_service(conformance_state, profile, redactor, run_context):
+    service = profile.soap
+    if service is None or "soap" not in conformance_state.urls:
+        pytest.skip(f"profile {profile.name} has no SOAP message service")
+    from functools import partial
+
+    from conformance.checks.soap.endpoint import SoapServiceEndpoint
+    from conformance.http.client import ApiClient
+    from conformance.soap import SHIPPED_WSDL
+
+    url = conformance_state.urls["soap"]
+    # [services.soap.auth]: HTTP basic credentials from the run's secrets (so the redactor
+    # knows them), a TLS client certificate and the CA verifying the server from the
+    # profile, or from the launcher when a mock made its own test certificates.
+    made = conformance_state.samples.get("soap", {})
+    options: dict[str, Any] = {"timeout_s": service.timeout_s, "limits": profile.limits.http()}
+    if service.auth_kind == "basic":
+        values = []
+        for name in ("username", "password"):
+            env_var = service.secret_env[name]
+            value = conformance_state.secrets.get(env_var)
+            if not value:
+                raise ConfigError(f"environment variable {env_var} is not set (it holds the soap {name})")
+            values.append(value)
+        options["auth"] = (values[0], values[1])
+    cert, key = service.client_cert or made.get("client_cert"), service.client_key or made.get("client_key")
+    if service.auth_kind == "client_certificate" and cert and key:
+        options["cert"] = (cert, key)
+    ca_file = service.ca_file or made.get("ca_file")
+    if ca_file:
+        options["verify"] = ca_file
+    make_client = partial(ApiClient, url, redactor=redactor, recorder=run_context.recorder,
+                          pacer=run_context.pacer("soap"))
+    endpoint = SoapServiceEndpoint(
+        url, service.soap_action_base, Path(service.wsdl) if service.wsdl else SHIPPED_WSDL, make_client(**options),
+        auth_kind=service.auth_kind, response_time_s=service.response_time_s, client_options=options,
+        make_client=make_client,
+    )
+    yield endpoint
+    endpoint.close()

@@ -12,11 +12,11 @@ from __future__ import annotations
 import pytest
 from lxml import etree
 
-from conformance.checks.finding import Finding
 from conformance.checks.soap import messages, probes
 from conformance.checks.soap.probes import Probe
 from conformance.checks.soap.support import Sent, SoapSuite
 from conformance.errors import NotApplicable
+from conformance.findings import Finding
 from conformance.http.exchange import Exchange
 from conformance.soap import OPERATION
 

@@ -16,8 +16,8 @@ from lxml import etree
 
 from conformance.checks.soap import messages
 from conformance.checks.soap.support import SoapSuite
+from conformance.http.evidence import attach_exchanges
 from conformance.http.exchange import Exchange
-from conformance.reporting.allure import attach_exchanges
 
 pytestmark = pytest.mark.negative
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from conformance.checks.address import endpoints
-from conformance.checks.finding import expect, require
+from conformance.findings import expect, require
 from conformance.http.exchange import Exchange
 
 # Refusals that never say anything about the content of a request whose unchanged form

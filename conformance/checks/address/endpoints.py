@@ -17,7 +17,7 @@ from datetime import date, datetime
 from typing import Any
 
 from conformance.checks.address import hal, problem
-from conformance.checks.finding import Finding, expect
+from conformance.findings import Finding, expect
 from conformance.http.exchange import Exchange
 
 OBJECT_TYPES = ("verblijfsobject", "ligplaats", "standplaats")

@@ -24,8 +24,8 @@ from conformance.checks.address import hal
 from conformance.checks.address.control import Req, control_served
 from conformance.checks.address.headers import CRS, RATE_LIMIT_HEADERS
 from conformance.checks.address.problem import problem_body
-from conformance.checks.finding import Blocked, Finding, expect, require
 from conformance.errors import NotApplicable
+from conformance.findings import Blocked, Finding, expect, require
 from conformance.http.address import sample_cause
 from conformance.http.exchange import Exchange
 

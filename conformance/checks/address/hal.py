@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from conformance.checks.finding import Finding, expect
+from conformance.findings import Finding, expect
 from conformance.http.exchange import Exchange
 
 PAGING_RELATIONS = ("first", "previous", "next", "last")

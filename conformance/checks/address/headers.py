@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from email.utils import parsedate_to_datetime
 
-from conformance.checks.finding import expect
+from conformance.findings import expect
 from conformance.http.exchange import Exchange
 
 HAL_MEDIA_TYPE = "application/hal+json"

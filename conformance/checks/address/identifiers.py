@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from conformance.checks.finding import expect
+from conformance.findings import expect
 from conformance.http.exchange import Exchange
 
 _OBJECT = r"[0-9]{4}(01|02|03)[0-9]{10}"

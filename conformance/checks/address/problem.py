@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.checks.finding import Finding, expect
+from conformance.findings import Finding, expect
 from conformance.http.exchange import Exchange
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"

@@ -27,8 +27,8 @@ import os
 from pathlib import Path
 from typing import IO
 
-from conformance.checks.finding import Blocked, Finding
 from conformance.errors import NotApplicable
+from conformance.findings import Blocked, Finding
 from conformance.openapi.responses import Tally, Violation
 
 CHECK_ID = "address.response.schema_valid"

@@ -13,9 +13,9 @@ from typing import Any
 
 from conformance.auth.login import AuthorizationResult
 from conformance.auth.rfc6749 import TokenResult
-from conformance.checks.finding import Finding, expect
+from conformance.findings import Finding, expect
+from conformance.http.evidence import step
 from conformance.http.exchange import Exchange
-from conformance.reporting.allure import step
 
 REFUSED_STATUSES = (400, 401)
 

@@ -21,9 +21,9 @@ from conformance.auth.flows import CC_CONTROL_CAUSE, EXCHANGE_CAUSE, AuthFlows, 
 from conformance.auth.login import CredentialsRefused, LoginError
 from conformance.auth.rfc6749 import TokenResult
 from conformance.checks.auth.checks import ensure_token_refused
-from conformance.checks.finding import Blocked, expect, require
+from conformance.findings import Blocked, expect, require
+from conformance.http.evidence import step
 from conformance.http.exchange import Exchange
-from conformance.reporting.allure import step
 
 # Never an answer to the one thing a negative case changed.
 UNAVAILABLE = frozenset({"server_error", "temporarily_unavailable"})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from conformance.checks.finding import expect
+from conformance.findings import expect
 from conformance.http.exchange import Exchange
 
 _INT_RANGES = {"page": (1, None), "pageSize": (10, 100), "huisnummer": (1, 99999),

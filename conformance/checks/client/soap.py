@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conformance.checks.finding import expect
+from conformance.findings import expect
 from conformance.http.exchange import Exchange
 from conformance.soap.loader import ServiceContract
 from conformance.soap.validate import Issue, validate_message

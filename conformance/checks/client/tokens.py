@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.checks.finding import expect
+from conformance.findings import expect
 from conformance.passive.auth_facts import JWT_BEARER
 
 SHORT_EXPIRY_S = 600  # "a short expiry of a few minutes is recommended": ten minutes at most

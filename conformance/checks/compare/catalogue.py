@@ -7,7 +7,6 @@ JSON path), not by the fault meta-test, whose runs have no reference to compare 
 """
 
 from conformance.checks.registry import Severity, define
-from conformance.mocks.address import faults_compare as C
 
 SUITE = "compare"
 FEATURE = "comparison with the register's environment"
@@ -27,7 +26,7 @@ define(
     severity=Severity.MUST,
     suite=SUITE,
     feature=FEATURE,
-    proven_by=(C.LAST_PAGE_DROPPED.name,),
+    proven_by=("address.last_page_dropped",),
 )
 define(
     "compare.address.other_fields",
@@ -36,7 +35,7 @@ define(
     severity=Severity.SHOULD,
     suite=SUITE,
     feature=FEATURE,
-    proven_by=(C.EXTRA_MEMBER.name,),
+    proven_by=("address.extra_member",),
 )
 define(
     "compare.address.headers",

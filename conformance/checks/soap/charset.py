@@ -15,8 +15,8 @@ from __future__ import annotations
 import codecs
 import re
 
-from conformance.checks.finding import Finding, expect
 from conformance.checks.soap.messages import check_processed, read_fault
+from conformance.findings import Finding, expect
 from conformance.http.exchange import Exchange
 from conformance.soap.loader import ServiceContract
 from conformance.soap.validate import content_type_parts

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from lxml import etree
 
-from conformance.checks.finding import Finding, expect
+from conformance.findings import Finding, expect
 from conformance.http.exchange import Exchange
 from conformance.soap import SOAP11_ENV_NS
 from conformance.soap.envelope import EnvelopeView, FaultView, inspect_envelope

@@ -14,8 +14,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from conformance.checks.finding import Finding
 from conformance.errors import UnreachableError
+from conformance.findings import Finding
 from conformance.http.exchange import Exchange
 from conformance.http.limits import HttpViolation
 

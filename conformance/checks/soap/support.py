@@ -43,13 +43,13 @@ from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from conformance.checks.finding import Blocked, Finding
 from conformance.checks.soap import messages
 from conformance.checks.soap.probes import Probe
 from conformance.errors import NotApplicable
+from conformance.findings import Blocked, Finding
 from conformance.http.concurrency import concurrently
+from conformance.http.evidence import attach_exchanges
 from conformance.http.exchange import Exchange
-from conformance.reporting.allure import attach_exchanges
 from conformance.soap import OPERATION, SOAP12_ENV_NS
 from conformance.soap.envelope import build_envelope
 from conformance.soap.loader import OperationInfo, ServiceContract, load_contract

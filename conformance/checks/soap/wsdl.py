@@ -6,7 +6,7 @@ passed in, so the same functions judge the shipped template and a deployment's f
 
 from __future__ import annotations
 
-from conformance.checks.finding import expect
+from conformance.findings import expect
 from conformance.soap import (
     BINDING,
     OPERATION,

@@ -8,77 +8,11 @@ what=...); it never sends anything.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Any
+from conformance.passive.rules import address, auth, soap  # noqa: F401  (they register their rules)
+from conformance.passive.rules.registry import RULES, Context, Rule, Selection
 
-from conformance.checks.registry import check_by_id
-from conformance.profiles import Profile
-
-
-@dataclass(frozen=True)
-class Selection:
-    items: list[Any]                       # what the rule applies to in this traffic
-    apply: Callable[[Any], None]           # raises a Finding when an item breaks the rule
-    label: Callable[[Any], str] = lambda item: item.label
-    exchange: Callable[[Any], Any] = lambda item: item.exchange
-
-
-@dataclass
-class Context:
-    """What rules need besides the traffic: the profile, and the WSDL it names (loaded once)."""
-
-    profile: Profile
-    _contract: Any = field(default=None, repr=False)
-
-    @cached_property
-    def soap_contract(self) -> Any:
-        from pathlib import Path
-
-        from conformance.errors import NotApplicable
-        from conformance.soap.loader import load_contract
-
-        service = self.profile.soap
-        if service is None:
-            raise NotApplicable(f"profile {self.profile.name} has no SOAP message service")
-        return load_contract(Path(service.wsdl) if service.wsdl else None, soap_url=service.base_url or "",
-                             soap_action_base=service.soap_action_base)
-
-
-@dataclass(frozen=True)
-class Rule:
-    check: str
-    what: str
-    select: Callable[[Any, Context], Selection]
-
-    @property
-    def observes(self) -> str:
-        return check_by_id(self.check).observes
-
-
-RULES: dict[str, Rule] = {}
-
-
-def rule(check: str, *, what: str) -> Callable[[Callable[[Any, Context], Selection]], Callable[[Any, Context], Selection]]:
-    def register(select: Callable[[Any, Context], Selection]) -> Callable[[Any, Context], Selection]:
-        if check in RULES:
-            raise ValueError(f"two passive rules for {check}")
-        RULES[check] = Rule(check, what, select)
-        return select
-    return register
+__all__ = ["Context", "Rule", "Selection", "all_rules"]
 
 
 def all_rules() -> list[Rule]:
-    from conformance.passive.rules import address, auth, soap  # noqa: F401  (they register)
-
     return sorted(RULES.values(), key=lambda r: r.check)
-
-
-def each(items: Iterable[Any], apply: Callable[[Any], None], **kw: Any) -> Selection:
-    return Selection(list(items), apply, **kw)
-
-
-def on_exchange(check: Callable[[Any], None]) -> Callable[[Any], None]:
-    """A check function of one Exchange, applied to an observed item (which holds one)."""
-    return lambda item: check(item.exchange)

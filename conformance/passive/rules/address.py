@@ -7,7 +7,7 @@ from __future__ import annotations
 from conformance.checks.address import general as g
 from conformance.checks.address import hal, headers, problem
 from conformance.checks.client import requests as client
-from conformance.passive.rules import each, on_exchange, rule
+from conformance.passive.rules.registry import each, on_exchange, rule
 
 # Seed part 1 and 7: the statuses whose body is problem+json with the seed's members.
 ERRORS = (400, 401, 403, 404, 406, 412, 429, 500, 503)

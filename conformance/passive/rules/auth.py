@@ -13,9 +13,9 @@ from typing import Any
 from conformance.auth.rfc7523 import default_audience
 from conformance.checks.auth import checks as auth
 from conformance.checks.client import tokens as client
-from conformance.checks.finding import Finding, expect
 from conformance.errors import NotApplicable
-from conformance.passive.rules import each, rule
+from conformance.findings import Finding, expect
+from conformance.passive.rules.registry import each, rule
 
 SEED_ACCESS_TOKEN_LIFETIME = 3600  # seed part 8
 

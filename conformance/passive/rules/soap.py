@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from conformance.checks.client import soap as client
 from conformance.checks.soap import charset, messages
-from conformance.passive.rules import each, on_exchange, rule
+from conformance.passive.rules.registry import each, on_exchange, rule
 from conformance.soap import OPERATION
 
 # Statuses other rules ask for, whatever the body: HTTP authentication, BP R1114 and R1115.

@@ -1,0 +1,46 @@
+"""The token flows of a run against the profile's authorization server, built from what the
+run shares (`run`: conformance/run_context.py, through the suites' `run_context` fixture):
+its recorder, pacing and bounds, its clock. suites/auth/conftest.py makes the fixtures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.auth.browser import Browser
+from conformance.auth.flows import AuthFlows, HookClock, MockClock, RealClock
+from conformance.auth.shared_clock import ClockLedger
+from conformance.auth.targets import build_targets
+from conformance.http.client import ApiClient
+from conformance.http.redaction import Redactor
+from conformance.profiles import Profile
+
+
+def open_flows(profile: Profile, info: dict[str, str], secrets: dict[str, str], redactor: Redactor, run: Any, *,
+               private: bool) -> tuple[AuthFlows, ApiClient]:
+    """(flows, the client to close). `private`: flows whose clock a check may move (a private
+    mock's clock, or real-time waits); otherwise nobody moves the clock but a clock hook."""
+    assert profile.auth is not None
+    service = profile.auth
+    pacer = run.pacer("auth")
+    api = ApiClient(info.get("auth_url") or service.base_url or "", redactor=redactor, recorder=run.recorder,
+                    pacer=pacer, timeout_s=service.timeout_s, limits=profile.limits.http())
+    clock = None
+    ledger = ClockLedger(run.state.schedule_dir)
+    if service.clock and not service.mock:
+        # One clock hook per process: once it moved the environment's time, every later
+        # assertion of the run, shared flows included, must be dated by the moved time. The
+        # session's flows make it first (auth_clocked depends on auth_flows), so its client
+        # lives as long as the run.
+        if run.hook_clock is None:
+            hook = service.clock
+            run.hook_clock = HookClock(api, hook["url"], method=hook.get("method", "POST"),
+                                       parameter=hook.get("parameter", "advance_s"),
+                                       encoding=hook.get("encoding", "json"), ledger=ledger)
+        clock = run.hook_clock
+    elif private:
+        clock = (MockClock(api, info["auth_url"]) if info.get("clock") == "mock"
+                 else RealClock(run.countdown, run.wait_budget(), ledger=ledger))
+    targets = build_targets(service, info=info, secrets=secrets, clock=clock)
+    flows = AuthFlows(targets, api, lambda: Browser(redactor, run.recorder, timeout_s=service.timeout_s, pacer=pacer,
+                                                    limits=profile.limits.http()))
+    return flows, api

@@ -1,0 +1,180 @@
+"""The outcome model, applied: what a check's test raised (or skipped with) becomes one
+summary entry (conformance/reporting/summary.py) and, for pytest, JUnit and Allure, a passed,
+failed or skipped report.
+
+  a Finding (an AssertionError)          -> failed (an observation check: its observed value)
+  Blocked (a precondition; Stopped)      -> blocked, reported as skipped "blocked: ..."
+  NotApplicable                          -> not_applicable, reported as skipped "not applicable: ..."
+  a safety switch's skip                 -> skipped
+  anything else                          -> error (a harness problem)
+
+Called by the plugin's pytest_runtest_makereport (conformance/pytest_plugin.py).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.checks.registry import Check, Severity
+from conformance.errors import ExitCode, NotApplicable, UnreachableError
+from conformance.findings import Blocked, Finding
+from conformance.http import evidence as report_evidence
+from conformance.http.stops import Stopped
+from conformance.reporting.summary import Entry, Summary
+
+
+def decide(check: Check, test_id: str, report: pytest.TestReport, call: pytest.CallInfo[None], *,
+           not_judged: tuple[str, str | None], stopped: tuple[str | None, bool], observed: list[Any]) -> Entry:
+    """The entry of a test's deciding phase; `report` is adjusted to match (a blocked subtest
+    is skipped, an observation's finding passes, a finding's longrepr is its reason)."""
+    entry = Entry(
+        check=check.id,
+        requirements=list(check.requirements),
+        severity=str(check.severity),
+        suite=check.suite,
+        title=check.title,
+        test=test_id,
+        outcome="passed",
+        duration_s=round(report.duration, 3),
+    )
+    if report.skipped:
+        entry.outcome, entry.cause = not_judged
+        entry.reason = _skip_reason(report)
+        entry.stop, entry.unreachable = stopped
+    elif report.failed and call.excinfo is not None and _only(call.excinfo.value, Blocked):
+        # Blocked inside a schemathesis subtest or a group: the run stopped mid-fuzzing.
+        first = _flatten(call.excinfo.value)[0]
+        assert isinstance(first, Blocked)
+        entry.outcome, entry.cause, entry.reason = "blocked", first.cause, _full(str(first))
+        if isinstance(first, Stopped):
+            entry.stop, entry.unreachable = first.stop, first.unreachable
+        report_evidence.tag_cause(first.cause)
+        report.outcome, report.longrepr = "skipped", (str(report.fspath), 0, f"blocked: {entry.reason}")
+    elif report.failed and check.severity is Severity.OBSERVATION and call.excinfo is not None \
+            and _is_finding(call.excinfo.value):
+        # An observation never fails: what it found is the observed value (schemathesis
+        # subtests report here, past the call wrapper's own conversion).
+        entry.outcome, entry.value = "observation", {"finding": _failure_reason(call.excinfo)}
+        report.outcome, report.longrepr = "passed", None
+    elif report.failed and call.excinfo is not None and _only(call.excinfo.value, NotApplicable):
+        # Raised inside a schemathesis subtest (the request budget ran out mid-fuzzing).
+        entry.outcome, entry.reason = "not_applicable", _failure_reason(call.excinfo)
+        report.outcome, report.longrepr = "skipped", (str(report.fspath), 0, f"not applicable: {entry.reason}")
+    elif report.failed:
+        excinfo = call.excinfo
+        is_finding = excinfo is not None and _is_finding(excinfo.value)
+        entry.outcome = "failed" if is_finding else "error"
+        entry.unreachable = excinfo is not None and excinfo.errisinstance(UnreachableError)
+        entry.reason = _failure_reason(excinfo) if excinfo else _full(report.longreprtext)
+        entry.cause = getattr(excinfo.value, "cause", None) if excinfo else None
+        if is_finding:  # a finding is the environment's, not the harness's: its reason, no traceback
+            report.longrepr = f"{check.severity} {check.id} [{', '.join(check.requirements)}]: {entry.reason}"
+    elif check.severity is Severity.OBSERVATION:
+        observed = observed
+        if observed:
+            entry.outcome = "observation"
+            entry.value = observed[0] if len(observed) == 1 else observed
+        else:
+            entry.outcome = "error"
+            entry.reason = "observation check recorded no value"
+    return entry
+
+
+def _skip_reason(report: pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        text = str(longrepr[2]).removeprefix("Skipped: ")
+    else:
+        text = _full(str(longrepr))
+    return text.removeprefix("blocked: ").removeprefix("not applicable: ")
+
+
+def _is_finding(exc: BaseException) -> bool:
+    """A conformance finding: an AssertionError, or a group (schemathesis) of them; cases a
+    spent request budget stopped (NotApplicable) may be among them."""
+    if isinstance(exc, BaseExceptionGroup):
+        flat = _flatten(exc)
+        return any(isinstance(e, AssertionError) for e in flat) and \
+            all(isinstance(e, AssertionError | NotApplicable | Blocked) for e in flat)
+    return isinstance(exc, AssertionError)
+
+
+def _only(exc: BaseException, kind: type[BaseException]) -> bool:
+    return all(isinstance(e, kind) for e in _flatten(exc))
+
+
+def _flatten(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for sub in exc.exceptions for leaf in _flatten(sub)]
+    return [exc]
+
+
+def _failure_reason(excinfo: pytest.ExceptionInfo[BaseException]) -> str:
+    """The whole reason, on one line; for an exception group (schemathesis), the distinct
+    sub-failures. Never cut here: summary.json keeps it all (the console shortens)."""
+    exc = excinfo.value
+    if isinstance(exc, BaseExceptionGroup):
+        leaves = _flatten(exc)
+        findings = [e for e in leaves if isinstance(e, AssertionError)] or leaves
+        parts = []
+        for sub in findings:
+            lines = [ln.strip() for ln in str(sub).splitlines() if ln.strip()]
+            parts.append(" ".join(lines[:2]))
+        return _full("; ".join(dict.fromkeys(parts)))
+    if isinstance(exc, Finding):
+        return _full(str(exc))
+    return _full(excinfo.exconly())
+
+
+def _full(text: str) -> str:
+    """Lines joined into one, without the exception class prefix."""
+    text = " ".join(line.strip() for line in text.splitlines() if line.strip())
+    return text.removeprefix("conformance.findings.Finding: ").removeprefix("AssertionError: ")
+
+
+class SummaryCollector:
+    """Registered in the controller only: gathers entries from local and xdist reports."""
+
+    def __init__(self, summary: Summary, report_dir: Path) -> None:
+        self.summary = summary
+        self.report_dir = report_dir
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        raw = getattr(report, "conformance_entry", None)
+        if raw is not None:
+            # Subtests (schemathesis runs one per operation) report several times for one
+            # test: the summary keeps one entry per test, with its worst outcome. The test's
+            # own report after its subtests says only that the loop ran: it never counts as
+            # a pass of its own (a check whose cases were all stopped is not "passed").
+            entry = Entry(**json.loads(raw))
+            entry.subtest = type(report).__name__ == "SubtestReport" or bool(getattr(report, "_schemathesis_subtest", False))
+            self.summary.add(entry)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        self.summary.write(self.report_dir)
+        from conformance.passive.har import TrafficLog
+
+        TrafficLog.join(self.report_dir)  # the run's exchanges, redacted: `conformance traffic` reads them
+        from conformance.reporting.allure_extras import write_run_extras
+
+        write_run_extras(self.report_dir)  # matrix.json/.md, Allure metadata; never fatal
+        if int(exitstatus) in (ExitCode.OK, ExitCode.MUST_FAILED):
+            session.exitstatus = int(self.summary.exit_code())
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        from conformance.reporting.console import verdict_lines
+
+        terminalreporter.section("conformance verdict")
+        for line in verdict_lines(self.summary.to_json(), self.report_dir):
+            terminalreporter.write_line(line)
+
+
+def login_blocked(exc: Exception) -> Blocked:
+    """A login the profile's driver could not walk (a loop, another origin, no usable form):
+    the checks that start from it could not judge their rules."""
+    return Blocked("a login through the profile's login driver", f"login: {exc}")

@@ -1,0 +1,282 @@
+"""Preparing a conformance run (the controller's part of `pytest_configure`): the state every
+process of the run shares (`RunState`, handed to xdist workers as JSON), the profile's secrets,
+the report directory, the probes of real environments, the mocks and the samples' validation.
+
+The pytest plugin (conformance/pytest_plugin.py) calls this once per run; nothing here is a
+fixture or a hook.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.errors import ConfigError, UnreachableError
+from conformance.http.client import probe
+from conformance.http.redaction import Redactor
+from conformance.http.stops import Stopped
+from conformance.mocks import faults as fault_catalogue
+from conformance.paths import SUITES_DIR, reports_dir
+from conformance.profiles import Profile, read_secret
+from conformance.reporting.summary import Summary
+
+SERVICE_TITLES = {"address": "address API", "auth": "authorization server", "soap": "SOAP message service",
+                  "address-reference": "reference address API"}
+
+
+@dataclass
+class RunState:
+    """Everything a worker needs to know about the run, serialisable for xdist."""
+
+    profile_ref: str
+    faults: list[str]
+    report_dir: str
+    seed: int
+    max_examples: int = 25
+    urls: dict[str, str] = field(default_factory=dict)
+    secrets: dict[str, str] = field(default_factory=dict)  # env var name -> value
+    samples: dict[str, dict[str, str]] = field(default_factory=dict)
+    schedule_dir: str = ""  # the run's shared pacing schedules (conformance/http/schedule.py)
+    shared_schedule: bool = True  # False: the run is one process, its schedules stay in memory
+    traffic: list[str] = field(default_factory=list)  # HAR files a passive run judges
+    # Samples discover verified that miss their contract now: sample -> what changed.
+    sample_regressions: dict[str, str] = field(default_factory=dict)
+    unobserved: list[str] = field(default_factory=list)  # a passive run: services without traffic
+    # The run deadline (wall-clock, the same for every process; conformance/run_control.py).
+    deadline_s: float = 0.0
+    deadline_at: float = 0.0
+    # A comparison (`--reference`): the reference side (conformance/compare/reference.py)
+    # and the HAR files whose requests it replays.
+    reference: dict[str, Any] = field(default_factory=dict)
+    compare_requests: list[str] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> RunState:
+        return cls(**json.loads(text))
+
+
+def is_conformance_run(config: pytest.Config) -> bool:
+    """Only runs that collect from suites/ start mocks and write summaries.
+
+    The project's own tests (tests/) also load this plugin; they must stay untouched.
+    """
+    args = [Path(a.split("::")[0]).resolve() for a in config.args] or [Path.cwd()]
+    return any(a == SUITES_DIR or SUITES_DIR in a.parents or a in SUITES_DIR.parents for a in args)
+
+
+def prepare_run(config: pytest.Config, profile: Profile, report_dir: Path, started: dict[str, Any]) -> RunState:
+    """The controller's preparation of a run: secrets resolved, environments probed (exit 3
+    when unreachable), mocks started (each put in `started` as soon as it runs, so the
+    caller stops it whatever fails later), the seed and the deadline chosen."""
+    fault_set = fault_catalogue.resolve(config.getoption("mock_fault"))
+    if fault_set.names and not profile.uses_mock:
+        raise ConfigError(f"--mock-fault needs a profile that starts mock servers; {profile.name} starts none")
+    make_report_dir(report_dir)
+    if getattr(config.option, "xmlpath", None) is None:
+        config.option.xmlpath = str(report_dir / "junit.xml")
+    if getattr(config.option, "allure_report_dir", None) is None:
+        config.option.allure_report_dir = str(report_dir / "allure-results")
+        config.option.clean_alluredir = True
+    if config.getoption("traffic"):
+        return prepare_passive(config, profile, report_dir)
+    comparing = bool(config.getoption("reference"))
+    if profile.address is not None and not comparing:  # from the run's first address answer on: the samples' validation
+        from conformance.openapi import responses
+
+        responses.start()
+    # Every secret the profile names is resolved before the first request: a missing one
+    # is a configuration error naming the variable and the key, never a check skipped later.
+    secrets = resolve_secrets(profile)
+    if profile.address is not None:  # a description that cannot be loaded: exit 2 naming it
+        from conformance.openapi.loader import load_schema
+
+        load_schema(profile.address, profile.address.base_url or "http://127.0.0.1/")
+    seed = config.getoption("hypothesis_seed", None)
+    if seed is None:
+        seed = profile.fuzz.seed if profile.fuzz.seed is not None else random.SystemRandom().randrange(2**32)
+        config.option.hypothesis_seed = seed
+    state = RunState(
+        profile_ref=str(profile.path), faults=sorted(fault_set.names), report_dir=str(report_dir), seed=int(seed),
+        max_examples=config.getoption("fuzz_max_examples") or profile.fuzz.max_examples,
+    )
+    for name, service in profile.services.items():
+        if not service.mock:
+            assert service.base_url is not None
+            client_cert, client_key = getattr(service, "client_cert", None), getattr(service, "client_key", None)
+            probe(service.base_url, timeout_s=min(service.timeout_s, 10.0, profile.limits.deadline_s),
+                  cert=(client_cert, client_key) if client_cert and client_key else None,
+                  verify=getattr(service, "ca_file", None) or True)
+            state.urls[name] = service.base_url
+    if profile.uses_mock:
+        from conformance.mocks.launcher import MockCluster
+
+        cluster = started["cluster"] = MockCluster(profile, fault_set)
+        state.urls.update(cluster.start())
+        state.secrets.update(cluster.secrets)
+        state.samples.update(cluster.samples)
+    state.secrets.update(secrets)
+    import tempfile
+
+    state.schedule_dir = tempfile.mkdtemp(prefix="conformance-schedule-")
+    from conformance.run_control import deadline_of
+
+    state.deadline_s, state.deadline_at = deadline_of(config.getoption("max_duration"), profile.limits.run_deadline_s)
+    state.shared_schedule = runs_workers(config)  # one process keeps its schedule in memory (run_schedule)
+    if comparing:  # the requests are built from the reference's samples: the vendor's are not used
+        from conformance.compare.reference import prepare_reference
+
+        state.reference, started["reference"] = prepare_reference(config.getoption("reference"), resolve_secrets)
+        state.compare_requests = [str(Path(har).resolve()) for har in config.getoption("compare_requests")]
+        return state
+    return state
+
+
+def needs_sample_validation(config: pytest.Config, profile: Profile, state: RunState) -> bool:
+    address = profile.address
+    return bool(address is not None and address.samples and address.verify_samples and "address" in state.urls
+                and not state.reference and _runs_suite(config, "address"))
+
+
+def prepare_passive(config: pytest.Config, profile: Profile, report_dir: Path) -> RunState:
+    """Judging recorded traffic: nothing is started, probed or sent. Secrets the profile
+    names are not needed (the HAR holds what was sent); those that are set are masked too."""
+    import os
+
+    from conformance.passive.har import read_har
+
+    files = [str(Path(f).resolve()) for f in config.getoption("traffic")]
+    for file in files:
+        if not Path(file).is_file():
+            raise ConfigError(f"HAR file {file} does not exist")
+        read_har(file)  # a file that is no HAR: exit 2 naming it, before any check
+    state = RunState(profile_ref=str(profile.path), faults=[], report_dir=str(report_dir), seed=0, traffic=files)
+    for service in profile.services.values():
+        for env_var in getattr(service, "secret_env", {}).values():
+            if os.environ.get(env_var):
+                state.secrets[env_var] = os.environ[env_var]
+    # Nothing observed is no pass: a service of the profile without one exchange in the traffic.
+    from conformance.passive.traffic import load_traffic
+
+    traffic = load_traffic(files, profile, Redactor(state.secrets.values()))
+    state.unobserved = [name for name in profile.services if not getattr(traffic, name)]
+    return state
+
+
+def _runs_suite(config: pytest.Config, suite: str) -> bool:
+    target = SUITES_DIR / suite
+    args = [Path(a.split("::")[0]).resolve() for a in config.args] or [Path.cwd()]
+    return any(a == target or target in a.parents or a in target.parents for a in args)
+
+
+def validate_samples(profile: Profile, state: RunState, run: Any) -> None:
+    """Every sample the profile names meets its contract, or the run stops here (exit 2)
+    naming the sample and what it lacks: a wrong sample is no conformance failure. A sample
+    `conformance discover` verified before that misses it now is the environment's change:
+    the run goes on and the report says so (conformance.samples.session.validate). `run`: the
+    controller's RunContext (conformance/run_context.py), for the address API's pacing and bounds."""
+    import sys
+
+    from conformance.samples.session import address_api, getter, validate
+
+    api = address_api(profile, state.urls["address"], state.secrets, schedule=run.schedule("address"),
+                      bounds=run.bounds("address"))
+    try:
+        state.sample_regressions = validate(profile, getter(api),
+                                            log=lambda line: print(f"conformance: {line}", file=sys.stderr))
+    except Stopped as stopped:  # the address API stopped answering: its checks will be blocked for it
+        print(f"conformance: samples not validated: {stopped.stop}", file=sys.stderr)
+    finally:
+        api.close()
+
+
+def resolve_secrets(profile: Profile) -> dict[str, str]:
+    """env var -> value for every secret the profile names for a real service."""
+    out: dict[str, str] = {}
+    for name, service in profile.services.items():
+        if service.mock:
+            continue
+        for secret, env_var in getattr(service, "secret_env", {}).items():
+            value = read_secret(env_var, purpose=f"{SERVICE_TITLES.get(name, name)} {secret}, "
+                                f"profile key services.{name}.secrets.{secret}")
+            assert value is not None
+            out[env_var] = value
+    return out
+
+
+SERVICE_TITLES = {"address": "address API", "auth": "authorization server", "soap": "SOAP message service",
+                   "address-reference": "reference address API"}
+
+
+def make_report_dir(report_dir: Path) -> None:
+    """The report directory, writable; exit 2 with a message otherwise."""
+    try:
+        report_dir.mkdir(parents=True, exist_ok=True)
+        probe_file = report_dir / ".writable"
+        probe_file.write_text("")
+        probe_file.unlink()
+    except OSError as exc:
+        raise ConfigError(f"report directory {report_dir} is not writable ({exc.strerror or exc})") from None
+
+
+def default_report_dir(profile_name: str) -> Path:
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    return reports_dir() / f"{stamp}-{profile_name}"
+
+
+def runs_workers(config: pytest.Config) -> bool:
+    """Whether this run hands its tests to xdist workers (-n N with N > 0, or auto)."""
+    return bool(getattr(config.option, "numprocesses", None)) and getattr(config.option, "dist", "no") != "no"
+
+
+def safety_switches(profile: Profile) -> dict[str, tuple[bool, str]]:
+    """marker -> (whether the profile allows checks carrying it, what such checks do)."""
+    auth = profile.auth
+    return {
+        "negative": (profile.safety.negative, "sends invalid input"),
+        "flood": (profile.safety.flood, "exceeds rate limits on purpose"),
+        "fuzz": (profile.safety.fuzz, "fuzzes"),
+        # The mock has a clock to move; elsewhere lifetimes take real minutes to days.
+        # Instant with the mock's clock or the environment's own clock hook.
+        "waits": (profile.safety.waits or (auth is not None and (auth.mock or bool(auth.clock))),
+                  "wait out lifetimes in real time"),
+    }
+
+
+
+
+
+def wanted_checks(patterns: list[str]) -> set[str] | None:
+    """The check ids `--check` selects (None: all)."""
+    if not patterns:
+        return None
+    from conformance.checks.registry import select_checks
+
+    try:
+        return select_checks(patterns)
+    except ConfigError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def write_unreachable_summary(profile_name: str, report_dir: Path, exc: UnreachableError) -> None:
+    """An unreachable environment still leaves a report directory saying so."""
+    summary = Summary(profile=profile_name, stopped=f"unreachable: {exc}")
+    with contextlib.suppress(OSError):
+        summary.write(report_dir)
+
+
+def load_hypothesis_profile(state: RunState) -> None:
+    """The run's example budget, for every generated test that does not set its own."""
+    from hypothesis import settings
+
+    settings.register_profile("conformance-run", max_examples=state.max_examples, deadline=None)
+    settings.load_profile("conformance-run")

@@ -1,0 +1,55 @@
+"""Running the suites: one pytest session for a run, its verdict read back from the run's
+summary.json, and the HTML report rendered. The commands (`conformance run`, `traffic`,
+`proxy`, `compare`: conformance/cli.py, conformance/compare/cli.py) build the pytest
+arguments and call `run_and_report`; nothing here parses a command line.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conformance.errors import ExitCode
+
+# What of pytest a conformance run does without: the cache writes .pytest_cache wherever the
+# run is started; unraisableexception collects garbage five times over at the end of every
+# run (about 0.2 s with schemathesis and hypothesis loaded) to report exceptions in __del__;
+# anyio's (installed with starlette) serves async tests, which the suites have none of (45 ms).
+# Assertion rewriting: a verdict is a check's Finding with its own message, never a bare
+# assert's introspection (the suites' few asserts narrow types after an `expect`), while the
+# rewriting import hook loads every module of the plugins' packages (schemathesis's 250,
+# hypothesis's, the harness's own) through itself: about 0.3 s of a fuzzing run.
+PLUGINS_OFF = ["-p", "no:cacheprovider", "-p", "no:unraisableexception", "-p", "no:anyio", "--assert=plain"]
+
+
+def run_and_report(pytest_args: list[str], report_dir: Path, *, html: bool, traffic_shown: Path | None = None) -> int:
+    import pytest
+
+    code = map_pytest_exit(int(pytest.main(pytest_args)), report_dir / "summary.json")
+    if traffic_shown is not None:  # the private capture judged is gone: the report names what stays
+        from conformance.reporting.summary import name_traffic
+
+        name_traffic(report_dir / "summary.json", traffic_shown, "judged from the unmasked capture of the "
+                     "proxy session, deleted after the run; traffic.har is its redacted copy")
+    if html and (report_dir / "allure-results").is_dir():
+        from conformance.reporting.html import render_allure_html
+
+        rendered = render_allure_html(report_dir)
+        print(f"Allure report: {rendered}" if rendered else "Allure report: not rendered (node tools missing; see README)")
+    summary = report_dir / "summary.json"
+    print(f"summary: {summary}  exit code {code}" if summary.is_file() else f"no checks ran; exit code {code}")
+    return code
+
+
+def map_pytest_exit(code: int, summary: Path) -> int:
+    """The run's verdict when it wrote one (its codes overlap pytest's: 4 is "could not
+    judge" here, a usage error there); else pytest's: 2 interrupted, 3 internal error,
+    4 usage error and 5 no tests collected are usage errors (2)."""
+    if code not in (2, 3) and summary.is_file():
+        try:
+            return int(json.loads(summary.read_text(encoding="utf-8"))["exit_code"])
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    if code in (4, 5):
+        return int(ExitCode.USAGE)
+    return code
