@@ -127,7 +127,7 @@ requests_per_second = 5               # pacing (0: unpaced)
 # max_body_bytes = {DEFAULT_LIMITS.max_body_bytes}             # body as received
 # max_decoded_bytes = {DEFAULT_LIMITS.max_decoded_bytes}         # body after its content coding
 # max_head_bytes = {DEFAULT_LIMITS.max_head_bytes}               # status line and headers
-# concurrency = {DEFAULT_CONCURRENCY}                     # requests in flight to one service at most
+# concurrency = {DEFAULT_CONCURRENCY}                     # requests in flight to one service at most (left out: rate x latency, at least {DEFAULT_CONCURRENCY})
 # breaker_failures = {DEFAULT_BREAKER_FAILURES}                # transport failures in a row that stop a service's checks
 # run_deadline_s = {DEFAULT_RUN_DEADLINE_S:g}               # the whole run; the checks not run by then are blocked
 

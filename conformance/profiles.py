@@ -17,7 +17,6 @@ from typing import Any
 import jsonschema
 
 from conformance.errors import ConfigError
-from conformance.http.concurrency import DEFAULT_CONCURRENCY
 from conformance.http.limits import DEFAULT_LIMITS
 from conformance.http.limits import Limits as HttpLimits
 from conformance.http.stops import DEFAULT_BREAKER_FAILURES, DEFAULT_RUN_DEADLINE_S
@@ -319,9 +318,10 @@ class Limits:
     max_body_bytes: int = DEFAULT_LIMITS.max_body_bytes
     max_decoded_bytes: int = DEFAULT_LIMITS.max_decoded_bytes
     max_head_bytes: int = DEFAULT_LIMITS.max_head_bytes
-    # The run's: requests in flight to one service, transport failures in a row that stop a
-    # service, and the whole run's wall time (README "Limits").
-    concurrency: int = DEFAULT_CONCURRENCY
+    # The run's: requests in flight to one service (0, the key left out: derived from the rate
+    # and the latency the run observes, conformance/http/concurrency.py in_flight_bound),
+    # transport failures in a row that stop a service, and the whole run's wall time (README "Limits").
+    concurrency: int = 0
     breaker_failures: int = DEFAULT_BREAKER_FAILURES
     run_deadline_s: float = DEFAULT_RUN_DEADLINE_S
 

@@ -132,6 +132,12 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(_XdistHandOver(state), "conformance-xdist")
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto` against a slow deployment: enough workers to keep it busy at the profile's rate."""
+    return setup.auto_worker_count(config)
+
+
 def _start_process(config: pytest.Config, state: RunState, *, cluster: Any = None) -> RunContext:
     """This process's share of the run: its state and the RunContext the suites' fixtures use."""
     config.stash[_STATE] = state

@@ -61,10 +61,15 @@ class RunContext:
         `profile` (a comparison's reference has its own), else of the run's profile."""
         from conformance.run_control import run_stop, service_bounds
 
+        from conformance.http.concurrency import in_flight_bound
+
         limits = (profile or self.profile).limits
+        # The run's own services: the bound the preparation derived from the observed latency.
+        in_flight = (None if profile is not None else self.state.in_flight.get(service)) \
+            or in_flight_bound(limits.concurrency, limits.requests_per_second, None)
         stop = run_stop(self.state.schedule_dir, self.state.deadline_at or None, self.state.deadline_s or None)
         return service_bounds(stop, self.state.schedule_dir, self.state.shared_schedule, service,
-                              SERVICE_TITLES.get(service, service), concurrency=limits.concurrency,
+                              SERVICE_TITLES.get(service, service), concurrency=in_flight,
                               breaker_failures=limits.breaker_failures, deadline_s=limits.deadline_s)
 
     def pacer(self, service: str) -> Pacer:

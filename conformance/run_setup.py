@@ -20,6 +20,7 @@ import pytest
 
 from conformance.errors import ConfigError, UnreachableError
 from conformance.http.client import probe
+from conformance.http.concurrency import auto_workers, in_flight_bound
 from conformance.http.redaction import Redactor
 from conformance.http.stops import Stopped
 from conformance.mocks import faults as fault_catalogue
@@ -56,6 +57,10 @@ class RunState:
     # and the HAR files whose requests it replays.
     reference: dict[str, Any] = field(default_factory=dict)
     compare_requests: list[str] = field(default_factory=list)
+    # Per service: the seconds its probe's answer took (real services only), and the most
+    # requests in flight to it (conformance/http/concurrency.py in_flight_bound).
+    latency_s: dict[str, float] = field(default_factory=dict)
+    in_flight: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -112,11 +117,10 @@ def prepare_run(config: pytest.Config, profile: Profile, report_dir: Path, start
     for name, service in profile.services.items():
         if not service.mock:
             assert service.base_url is not None
-            client_cert, client_key = getattr(service, "client_cert", None), getattr(service, "client_key", None)
-            probe(service.base_url, timeout_s=min(service.timeout_s, 10.0, profile.limits.deadline_s),
-                  cert=(client_cert, client_key) if client_cert and client_key else None,
-                  verify=getattr(service, "ca_file", None) or True)
+            state.latency_s[name] = observed_latency(config, profile, name)
             state.urls[name] = service.base_url
+        state.in_flight[name] = in_flight_bound(profile.limits.concurrency, profile.limits.requests_per_second,
+                                                state.latency_s.get(name))
     if profile.uses_mock:
         from conformance.mocks.launcher import MockCluster
 
@@ -139,6 +143,53 @@ def prepare_run(config: pytest.Config, profile: Profile, report_dir: Path, start
         state.compare_requests = [str(Path(har).resolve()) for har in config.getoption("compare_requests")]
         return state
     return state
+
+
+_LATENCY = pytest.StashKey[dict]()
+
+
+def observed_latency(config: pytest.Config, profile: Profile, name: str) -> float:
+    """The seconds a real service's probe took to its answer's head (connection set-up
+    included): UnreachableError when it answers nothing. Probed once per run: `-n auto`
+    probes before the workers are chosen (auto_worker_count), the preparation reuses it."""
+    import time
+
+    measured = config.stash.setdefault(_LATENCY, {})
+    if name not in measured:
+        service = profile.services[name]
+        client_cert, client_key = getattr(service, "client_cert", None), getattr(service, "client_key", None)
+        started = time.monotonic()
+        probe(service.base_url, timeout_s=min(service.timeout_s, 10.0, profile.limits.deadline_s),
+              cert=(client_cert, client_key) if client_cert and client_key else None,
+              verify=getattr(service, "ca_file", None) or True)
+        measured[name] = time.monotonic() - started
+    return measured[name]
+
+
+def auto_worker_count(config: pytest.Config) -> int | None:
+    """The xdist workers of `-n auto` (pytest-xdist's pytest_xdist_auto_num_workers): for a
+    run against real services that answer slowly, Little's law's number from the profile's
+    rate and the probe's latency (conformance/http/concurrency.py auto_workers); None (the
+    cores, xdist's own choice) for runs of loopback mocks, passive runs and unreadable
+    profiles, which the preparation then reports."""
+    import os
+
+    if not is_conformance_run(config) or config.getoption("traffic") or os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # pytest-xdist's own choice (its variable set: the user's)
+    from conformance.errors import HarnessError
+    from xdist.plugin import pytest_xdist_auto_num_workers as cores  # xdist's own choice: the CPUs
+
+    from conformance.profiles import load_profile
+
+    try:
+        profile = load_profile(config.getoption("profile"))
+        rate = profile.limits.requests_per_second
+        bounds = [(in_flight_bound(profile.limits.concurrency, rate, latency), rate, latency)
+                  for latency in (observed_latency(config, profile, name) for name, service in profile.services.items()
+                                  if not service.mock and _runs_suite(config, name))]
+    except HarnessError:
+        return None  # the preparation says what is wrong (exit 2, or 3 when unreachable)
+    return auto_workers(cores(config), bounds) if bounds else None
 
 
 def needs_sample_validation(config: pytest.Config, profile: Profile, state: RunState) -> bool:

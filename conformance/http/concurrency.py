@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import math
 import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -23,6 +24,38 @@ from typing import TypeVar
 T = TypeVar("T")
 
 DEFAULT_CONCURRENCY = 4
+# A profile that leaves `concurrency` out gets Little's law's figure (below), at most this.
+DERIVED_CONCURRENCY_CAP = 32
+# xdist workers for `-n auto` against a slow service: each is a process with the suites
+# loaded (about 150 MB, a second or two of CPU to start); beyond this the requests that do
+# not depend on each other are sent together inside the checks instead.
+WORKER_CAP = 12
+
+
+def little(rate_per_s: float, latency_s: float) -> int:
+    """Requests in flight that keep a service busy at `rate_per_s` when each answer takes
+    `latency_s` (Little's law: L = lambda x W); 0 when either is unknown or zero."""
+    if rate_per_s <= 0 or latency_s <= 0:
+        return 0
+    return math.ceil(rate_per_s * latency_s)
+
+
+def in_flight_bound(configured: int, rate_per_s: float, latency_s: float | None) -> int:
+    """The most requests in flight to one service: the profile's `concurrency` when it sets
+    one (0: it does not); else Little's law's figure for the observed latency, never below
+    the default (a loopback mock or an unpaced run keep it) nor above DERIVED_CONCURRENCY_CAP."""
+    if configured:
+        return configured
+    return max(DEFAULT_CONCURRENCY, min(DERIVED_CONCURRENCY_CAP, little(rate_per_s, latency_s or 0.0)))
+
+
+def auto_workers(cores: int, bounds: list[tuple[int, float, float | None]]) -> int:
+    """xdist workers for `-n auto`: `cores`, or more when a service answers slowly. Each
+    worker sends one request at a time in the checks that need order, so a run keeps a
+    service busy at its rate with Little's law's number of workers, capped by the service's
+    in-flight bound and WORKER_CAP. `bounds`: (in-flight bound, rate, latency) per service."""
+    wanted = max((min(bound, little(rate, latency or 0.0)) for bound, rate, latency in bounds), default=0)
+    return max(cores, min(WORKER_CAP, wanted))
 
 
 def concurrently(calls: Sequence[Callable[[], T]], limit: int) -> list[T]:
