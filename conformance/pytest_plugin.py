@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 
 from conformance import run_outcomes as outcomes
+from conformance import run_progress
 from conformance import run_setup as setup
 from conformance.auth.login import LoginError
 from conformance.checks.registry import Severity, check_by_id
@@ -128,11 +129,12 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(outcomes.SummaryCollector(summary, Path(state.report_dir)), "conformance-summary")
     _watch_response_schemas(config, state, "main")
     _gate_stops(config, state)
+    run_progress.install(config, run, state, profile)
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHandOver(state), "conformance-xdist")
 
 
-@pytest.hookimpl(optionalhook=True)
+@pytest.hookimpl(optionalhook=True, tryfirst=True)  # before xdist's own (the CPUs), which always answers
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """`-n auto` against a slow deployment: enough workers to keep it busy at the profile's rate."""
     return setup.auto_worker_count(config)

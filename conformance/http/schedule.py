@@ -71,6 +71,11 @@ class Schedule:
             state.next_at = start + interval_s
             return start
 
+    def sent(self) -> int:
+        """Requests reserved so far, all the run's processes (the console's progress)."""
+        with self._locked() as state:
+            return state.sent
+
     def hold(self, seconds: float) -> None:
         """No request starts before `seconds` from now."""
         with self._locked() as state:

@@ -62,3 +62,26 @@ def wait_progress(seconds_left: float) -> None:
     minutes, seconds = divmod(int(seconds_left), 60)
     sys.stderr.write(f"\r  waiting for a lifetime to pass: {minutes:d}:{seconds:02d} left ")
     sys.stderr.flush()
+
+
+def progress_line(sent: int, finished: int, total: int, elapsed_s: float) -> str:
+    """A long run's progress: requests sent of the estimate (the rate so far over the tests
+    left), the rate achieved, the time left."""
+    rate = sent / elapsed_s if elapsed_s > 0 else 0.0
+    planned = max(sent, round(sent * total / finished)) if finished else sent
+    left = (planned - sent) / rate if rate > 0 else 0.0
+    return (f"conformance: {sent:,} of ~{planned:,} requests sent ({finished} of {total} tests), "
+            f"{rate:.1f}/s, about {_clock(left)} left")
+
+
+def rate_line(sent: int, elapsed_s: float, limit_per_s: float) -> str:
+    """The run's end: the rate achieved, and its share of the profile's limit when it has one."""
+    rate = sent / elapsed_s if elapsed_s > 0 else 0.0
+    share = (f", {100 * rate / limit_per_s:.0f} % of the profile's limit of {limit_per_s:g}/s"
+             if limit_per_s > 0 else " (the profile sets no rate limit)")
+    return f"conformance: {sent:,} requests in {_clock(elapsed_s)}: {rate:.1f}/s{share}"
+
+
+def _clock(seconds: float) -> str:
+    minutes, secs = divmod(int(round(seconds)), 60)
+    return f"{minutes:d}:{secs:02d}"
