@@ -2,7 +2,9 @@
 
 The same run twice against the local mock -- once with `limits.concurrency = 1` (every
 request after the previous one's answer) and once with the default -- gives every check the
-same outcome, on a faithful mock and on one with a fault the concurrent parts judge.
+same outcome, on a faithful mock and on one with a fault the concurrent parts judge. The
+address suite likewise in one process and in several xdist workers (what `-n auto` starts
+against a slow deployment: conformance/http/concurrency.py auto_workers), faults included.
 """
 
 from __future__ import annotations
@@ -29,10 +31,10 @@ def profile_with(tmp_path: Path, concurrency: int | None) -> Path:
     return path
 
 
-def run(tmp_path: Path, concurrency: int | None, *extra: str) -> tuple[int, dict]:
-    report = tmp_path / f"run-{concurrency or 'default'}"
+def run(tmp_path: Path, concurrency: int | None, *extra: str, workers: str = "0") -> tuple[int, dict]:
+    report = tmp_path / f"run-{concurrency or 'default'}-{workers}"
     cmd = [sys.executable, "-m", "conformance.cli", "run", "--profile", str(profile_with(tmp_path, concurrency)),
-           "-n", "0", "--no-html", "--seed", "4242", "--max-examples", "8", "--report-dir", str(report), *extra]
+           "-n", workers, "--no-html", "--seed", "4242", "--max-examples", "8", "--report-dir", str(report), *extra]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=REPO_ROOT)
     assert (report / "summary.json").is_file(), proc.stdout[-2000:] + proc.stderr[-2000:]
     return proc.returncode, json.loads((report / "summary.json").read_text())
@@ -49,3 +51,19 @@ def test_concurrent_and_serial_runs_agree(tmp_path: Path, fault: str | None) -> 
     assert serial_code == concurrent_code
     failed = {e["check"] for e in concurrent["checks"] if e["outcome"] == "failed"}
     assert bool(failed) == (fault is not None), failed  # the fault is found, the faithful mock conforms
+
+
+# One fault of each kind the address suite judges: a scenario check's (paging links), a
+# negative check's (a bound not enforced), the response schema's and the contract
+# fuzzing's (a number served as a string), a header every answer should carry.
+@pytest.mark.parametrize("fault", [None, "address.paging_links_missing", "address.page_size_maximum_not_enforced",
+                                   "address.huisnummer_as_string", "address.api_version_missing"])
+def test_address_suite_in_one_process_and_in_several_agrees(tmp_path: Path, fault: str | None) -> None:
+    selection = ("--suite", "address", *(("--mock-fault", fault) if fault else ()))
+    serial_code, serial = run(tmp_path, None, *selection, workers="0")
+    parallel_code, parallel = run(tmp_path, None, *selection, workers="4")
+    verdicts = lambda s: {(e["check"], e["test"]): e["outcome"] for e in s["checks"]}  # noqa: E731
+    assert verdicts(serial) == verdicts(parallel)
+    assert serial_code == parallel_code
+    failed = {e["check"] for e in parallel["checks"] if e["outcome"] == "failed"}
+    assert bool(failed) == (fault is not None), failed

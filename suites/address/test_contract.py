@@ -134,16 +134,32 @@ def test_other_operations(case, address_api, fuzz_session, observe, auth_enforce
     observe("answers as its description says", once_per=f"{case.method} {case.operation.path}")
 
 
-@pytest.mark.fuzz
-@pytest.mark.check("address.contract.should_rules")
-@schema.parametrize()
-@FUZZ_SETTINGS
-def test_should_rules(case, address_api, fuzz_session) -> None:
-    headers = address_api.auth_headers()
-    with direct_call(case.operation):
-        response = case.call(base_url=address_api.base_url, headers=headers, session=fuzz_session)
-    case.validate_response(response, checks=list(SHOULD_CHECKS), headers=headers,
-                           transport_kwargs=_transport(address_api))
+def _should_rules_test(operations, operation_id: str | None):
+    """The SHOULD rules over some of the operations: one test per seed operation and one for
+    the others, so that the operations are fuzzed side by side in the xdist workers (as one
+    test they were one chain of requests: against a service answering in 200 ms, 300 s)."""
+    @pytest.mark.fuzz
+    @pytest.mark.check("address.contract.should_rules")
+    @pytest.mark.usefixtures("described_operation")
+    @operations.parametrize()
+    @FUZZ_SETTINGS
+    def test(case, address_api, fuzz_session) -> None:
+        headers = address_api.auth_headers()
+        with direct_call(case.operation):
+            response = case.call(base_url=address_api.base_url, headers=headers, session=fuzz_session)
+        case.validate_response(response, checks=list(SHOULD_CHECKS), headers=headers,
+                               transport_kwargs=_transport(address_api))
+
+    if operation_id is not None:
+        test = pytest.mark.seed_operation(operation_id)(test)
+    test.__name__ = test.__qualname__ = f"test_should_rules_{operation_id or 'other_operations'}"
+    return test
+
+
+for _operation_id, _template in ops.SEED_OPERATIONS.items():
+    globals()[f"test_should_rules_{_operation_id}"] = _should_rules_test(
+        schema.include(method="GET", path_regex=ops.path_regex(_template)), _operation_id)
+test_should_rules_other_operations = _should_rules_test(schema.exclude(func=ops.is_seed_operation), None)
 
 
 # Stateful: schemathesis chains operations through the description's OpenAPI links
