@@ -56,7 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-duration", type=_positive_seconds, metavar="SECONDS",
                      help="the run's wall-time bound: checks not run by then are blocked, the report is "
                           "written, exit 4 (default: the profile's limits.run_deadline_s, 1800)")
-    run.add_argument("-n", "--workers", default="auto", help="pytest-xdist workers: a number, 'auto', or 0 for serial (default: auto)")
+    run.add_argument("-n", "--workers", default="auto", help="pytest-xdist workers: a number, 'auto' (the cores; against a slow deployment, "
+                     "its latency x the profile's rate, at most 12), or 0 for serial (default: auto)")
     run.add_argument("--no-html", action="store_true", help="do not render the Allure HTML report")
     run.add_argument("pytest_args", nargs=argparse.REMAINDER, help="after --: passed to pytest")
     run.set_defaults(handler=cmd_run)
