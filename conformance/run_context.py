@@ -59,9 +59,8 @@ class RunContext:
     def bounds(self, service: str, profile: Profile | None = None):
         """The service's bounds (concurrency, circuit breaker, the run's stop) by the limits of
         `profile` (a comparison's reference has its own), else of the run's profile."""
-        from conformance.run_control import run_stop, service_bounds
-
         from conformance.http.concurrency import in_flight_bound
+        from conformance.run_control import run_stop, service_bounds
 
         limits = (profile or self.profile).limits
         # The run's own services: the bound the preparation derived from the observed latency.

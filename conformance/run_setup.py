@@ -176,9 +176,9 @@ def auto_worker_count(config: pytest.Config) -> int | None:
 
     if not is_conformance_run(config) or config.getoption("traffic") or os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None  # pytest-xdist's own choice (its variable set: the user's)
-    from conformance.errors import HarnessError
     from xdist.plugin import pytest_xdist_auto_num_workers as cores  # xdist's own choice: the CPUs
 
+    from conformance.errors import HarnessError
     from conformance.profiles import load_profile
 
     try:

@@ -3,8 +3,14 @@ the console's progress lines (README "Limits": how many senders)."""
 
 from __future__ import annotations
 
-from conformance.http.concurrency import (DEFAULT_CONCURRENCY, DERIVED_CONCURRENCY_CAP, WORKER_CAP, auto_workers,
-                                          in_flight_bound, little)
+from conformance.http.concurrency import (
+    DEFAULT_CONCURRENCY,
+    DERIVED_CONCURRENCY_CAP,
+    WORKER_CAP,
+    auto_workers,
+    in_flight_bound,
+    little,
+)
 from conformance.reporting.console import progress_line, rate_line
 
 
