@@ -65,7 +65,9 @@ class Progress:
         reporter = self.config.pluginmanager.getplugin("terminalreporter")
         if reporter is None:
             print(line, flush=True)
-        else:
+        else:  # on a line of its own: pytest's progress dots leave the cursor mid-line
+            if reporter._tw.width_of_current_line:
+                reporter.write("\n")
             reporter.write_line(line)
 
 

@@ -41,6 +41,8 @@ def test_auto_workers_keep_the_cores_unless_a_service_is_slow() -> None:
 def test_progress_line_estimates_from_the_tests_left() -> None:
     line = progress_line(sent=1000, finished=100, total=400, elapsed_s=20)
     assert line == "conformance: 1,000 of ~4,000 requests sent (100 of 400 tests), 50.0/s, about 1:00 left"
+    assert progress_line(sent=100, finished=10, total=400, elapsed_s=10) == \
+        "conformance: 100 requests sent (10 of 400 tests), 10.0/s"  # no estimate from a tenth of the tests
 
 
 def test_rate_line_gives_the_share_of_the_limit() -> None:

@@ -68,7 +68,9 @@ def progress_line(sent: int, finished: int, total: int, elapsed_s: float) -> str
     """A long run's progress: requests sent of the estimate (the rate so far over the tests
     left), the rate achieved, the time left."""
     rate = sent / elapsed_s if elapsed_s > 0 else 0.0
-    planned = max(sent, round(sent * total / finished)) if finished else sent
+    if finished * 10 < total:  # too few tests ended to scale from: no estimate yet
+        return f"conformance: {sent:,} requests sent ({finished} of {total} tests), {rate:.1f}/s"
+    planned = max(sent, round(sent * total / finished))
     left = (planned - sent) / rate if rate > 0 else 0.0
     return (f"conformance: {sent:,} of ~{planned:,} requests sent ({finished} of {total} tests), "
             f"{rate:.1f}/s, about {_clock(left)} left")
