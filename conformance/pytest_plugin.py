@@ -185,6 +185,8 @@ class _XdistHandOver:
 
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput["conformance_state"] = self._state.to_json()
+        # Chosen by the controller (run_setup.auto_worker_count), not on the command line the workers re-read.
+        node.workerinput["maxschedchunk"] = getattr(node.config.option, "maxschedchunk", None)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -239,7 +241,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         config.hook.pytest_deselected(items=deselected)
         items[:] = [item for item in items if item not in deselected]
     workers = int(getattr(config, "workerinput", {}).get("workercount", 0))
-    items[:] = spread_slow_first(items, workers, lambda item: item.get_closest_marker("fuzz") is not None)
+    items[:] = spread_slow_first(items, workers, lambda item: item.get_closest_marker("fuzz") is not None,
+                                 getattr(config, "workerinput", {}).get("maxschedchunk"))
 
 
 _CHECK_ID = pytest.StashKey[str]()

@@ -189,7 +189,12 @@ def auto_worker_count(config: pytest.Config) -> int | None:
                                   if not service.mock and _runs_suite(config, name))]
     except HarnessError:
         return None  # the preparation says what is wrong (exit 2, or 3 when unreachable)
-    return auto_workers(cores(config), bounds) if bounds else None
+    workers = auto_workers(cores(config), bounds) if bounds else None
+    if workers and workers > cores(config) and not getattr(config.option, "maxschedchunk", None):
+        # Many workers, few long tests (the fuzzing): xdist hands out two tests at a time, so
+        # no quick test waits behind a long one while another worker idles (xdist_order.py).
+        config.option.maxschedchunk = 2
+    return workers
 
 
 def needs_sample_validation(config: pytest.Config, profile: Profile, state: RunState) -> bool:

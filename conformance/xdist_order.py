@@ -21,17 +21,25 @@ from typing import TypeVar
 T = TypeVar("T")
 
 
-def first_chunk_size(collected: int, workers: int) -> int:
-    """The size of each worker's first chunk under xdist's `load` scheduling."""
-    return max(2, collected // workers // 4)
+def first_chunk_size(collected: int, workers: int, max_chunk: int | None = None) -> int:
+    """The size of each worker's first chunk under xdist's `load` scheduling
+    (`max_chunk`: its --maxschedchunk)."""
+    return max(2, min(collected // workers // 4, max_chunk or collected))
 
 
-def spread_slow_first(items: list[T], workers: int, slow: Callable[[T], bool]) -> list[T]:
-    """`items` with the slow ones at the heads of the workers' first chunks, in turn."""
+def spread_slow_first(items: list[T], workers: int, slow: Callable[[T], bool], max_chunk: int | None = None) -> list[T]:
+    """`items` with the slow ones at the heads of the workers' first chunks, in turn.
+
+    With chunks of two (`max_chunk` 2: the many workers of a run against a slow deployment,
+    conformance/run_setup.py auto_worker_count) a worker's chunk holds one slow item; the
+    others lead the refills of two, each beside a quick one, so they go one by one to the
+    workers that run low first instead of queueing behind another slow item."""
     slow_items = [item for item in items if slow(item)]
     if workers < 2 or not slow_items or len(items) < 2 * workers:
         return list(items)
-    chunk = first_chunk_size(len(items), workers)
+    chunk = first_chunk_size(len(items), workers, max_chunk)
+    if chunk <= 2 and max_chunk:
+        return _one_slow_per_refill(items, workers, slow_items, slow)
     rest = iter(item for item in items if not slow(item))
     placed: dict[int, T] = {}
     overflow: list[T] = []
@@ -48,3 +56,15 @@ def spread_slow_first(items: list[T], workers: int, slow: Callable[[T], bool]) -
         else:
             ordered.extend(islice(rest, 1))  # none left: the chunks are short, still in turn
     return ordered + overflow + list(rest)
+
+
+def _one_slow_per_refill(items: list[T], workers: int, slow_items: list[T], slow: Callable[[T], bool]) -> list[T]:
+    rest = [item for item in items if not slow(item)]
+    ordered: list[T] = []
+    for item in slow_items[:workers]:  # the first chunks: one slow, one quick
+        ordered += [item, *rest[:1]]
+        rest = rest[1:]
+    for item in slow_items[workers:]:  # the refills: the same
+        ordered += [item, *rest[:1]]
+        rest = rest[1:]
+    return ordered + rest

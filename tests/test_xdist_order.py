@@ -38,3 +38,15 @@ def test_a_serial_run_or_nothing_slow_keeps_the_collection_order() -> None:
     assert spread_slow_first(items, 0, lambda item: item == "t7") == items
     assert spread_slow_first(items, 1, lambda item: item == "t7") == items
     assert spread_slow_first(items, 4, lambda item: False) == items
+
+
+def test_chunks_of_two_take_one_slow_item_each() -> None:
+    # Many workers against a slow deployment (--maxschedchunk 2): one slow item per first
+    # chunk, the rest one per refill of two, each beside a quick one.
+    items = [f"t{i:02d}" for i in range(40)]
+    slow = {"t30", "t31", "t32", "t33", "t34"}
+    ordered = spread_slow_first(items, 3, lambda item: item in slow, max_chunk=2)
+    assert sorted(ordered) == sorted(items)
+    assert ordered[:6] == ["t30", "t00", "t31", "t01", "t32", "t02"]  # the first chunks
+    assert ordered[6:10] == ["t33", "t03", "t34", "t04"]  # the refills
+    assert first_chunk_size(400, 12, 2) == 2 and first_chunk_size(400, 2) == 50
