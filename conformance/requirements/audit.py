@@ -207,6 +207,50 @@ def run_audit(
     return Audit(tuple(out), tuple(audited.values()))
 
 
+# --------------------------------------------------------------------------- testable rules
+@dataclass(frozen=True)
+class SourceCount:
+    source: str      # a seed file (000_….txt), or the catalogue source's name
+    listed: int      # requirements of it in the catalogue
+    judged: int      # of them, named by a MUST or SHOULD check proven both ways
+
+
+def _tripped_by_a_fault() -> frozenset[str]:
+    """The checks a fault of the catalogue names in its must_trip (the rest name their faults in proven_by)."""
+    from conformance.mocks.faults import catalogue
+
+    return frozenset(c for fault in catalogue() for c in fault.must_trip)
+
+
+def judging(check: Check, tripped: frozenset[str] = frozenset()) -> bool:
+    """A check that judges (not an observation) and is proven by a mock fault or elsewhere."""
+    return str(check.severity) != "observation" and (
+        bool(check.proven_by) or check.id in tripped or check.id.startswith(PROVEN_ELSEWHERE))
+
+
+def count_rules(checks: list[Check] | None = None,
+                requirements: dict[str, Requirement] | None = None) -> list[SourceCount]:
+    """Per seed file (other sources together under their own names): how many requirements the
+    catalogue lists and how many of them a judging check names."""
+    checks = registered_checks() if checks is None else checks
+    requirements = load_requirements() if requirements is None else requirements
+    tripped = _tripped_by_a_fault()
+    judged = {r for c in checks if judging(c, tripped) for r in c.requirements}
+    out: dict[str, list[int]] = {}
+    for req in requirements.values():
+        key = seed_file_of(req.source) or req.source
+        tally = out.setdefault(key, [0, 0])
+        tally[0] += 1
+        tally[1] += req.id in judged
+    return [SourceCount(k, n, j) for k, (n, j) in out.items()]
+
+
+def render_counts(counts: list[SourceCount]) -> str:
+    lines = ["Testable rules (requirements listed / judged by a MUST or SHOULD check proven both ways):"]
+    lines += [f"  {c.source}: {c.listed} listed, {c.judged} judged" for c in counts]
+    return "\n".join(lines) + "\n"
+
+
 # --------------------------------------------------------------------------- rendering
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
@@ -252,7 +296,8 @@ def render_markdown(audit: Audit) -> str:
 # --------------------------------------------------------------------------- CLI
 def add_requirements_commands(subparsers: Any) -> None:
     """Add `requirements --audit [--out FILE] [--seeds DIR]` to the main CLI's subparsers."""
-    parser = subparsers.add_parser("requirements", help="the requirement catalogue: --audit checks every MUST")
+    parser = subparsers.add_parser("requirements", help="the requirement catalogue: how many rules each seed has "
+                                   "and how many a check judges; --audit checks every severity against its quote")
     parser.add_argument("--audit", action="store_true",
                         help="audit every MUST check against the seed quotes; exit 1 when anything is flagged")
     parser.add_argument("--out", type=Path, metavar="FILE",
@@ -263,8 +308,9 @@ def add_requirements_commands(subparsers: Any) -> None:
 
 
 def audit_command(args: argparse.Namespace) -> int:
-    if not args.audit:
-        raise ConfigError("requirements: give --audit (the only action so far)")
+    if not args.audit:  # the count of testable rules per seed
+        sys.stdout.write(render_counts(count_rules()))
+        return int(ExitCode.OK)
     if not args.seeds.is_dir():
         raise ConfigError(f"requirements --audit: the seed files are not at {args.seeds}; give --seeds DIR")
     audit = run_audit(seeds_dir=args.seeds)
@@ -281,5 +327,6 @@ def audit_command(args: argparse.Namespace) -> int:
     report = sys.stderr if args.out is None else sys.stdout
     for subject, flag in audit.flagged:
         print(f"FLAGGED {subject}: {flag}", file=report)
+    report.write(render_counts(count_rules()))
     print(f"MUST audit: {len(audit.flagged)} flagged", file=report)
     return int(ExitCode.MUST_FAILED if audit.flagged else ExitCode.OK)
