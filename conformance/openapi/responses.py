@@ -55,6 +55,7 @@ class Judgement:
     status: int
     schema: str | None    # the schema's component name when the description names one
     errors: tuple[SchemaError, ...]
+    marks_public: bool = False  # whether the description marks public-behaviour constraints
 
     @property
     def label(self) -> str:
@@ -131,7 +132,8 @@ class ResponseSchemas:
             known = {(e.location, e.kind) for e in seed_errors}
             errors = list(seed_errors) + [SchemaError(e.location, e.kind, e.message, public=True)
                                           for e in errors if (e.location, e.kind) not in known]
-        return Judgement(f"{ex.method.upper()} {template}", operation_id, ex.status, schema_name, tuple(errors))
+        return Judgement(f"{ex.method.upper()} {template}", operation_id, ex.status, schema_name, tuple(errors),
+                         self.marks_public)
 
     def _prepare(self, method: str, template: str, status: int, media_type: str) -> Any:
         key = (method, template, status, media_type)
@@ -256,6 +258,7 @@ class Tally:
                 self.skipped[judgement] += 1
                 return
             self.validated += 1
+            self.marks_public = self.marks_public or judgement.marks_public
             if not judgement.errors:
                 return
             self.offending += any(not e.public for e in judgement.errors)
@@ -340,8 +343,6 @@ def observe(service: Any, base_url: str, ex: Exchange) -> None:
         return
     try:
         schemas = schemas_for(service, base_url)
-        if not isinstance(schemas, str) and schemas.marks_public:
-            tally.marks_public = True
         tally.add(schemas if isinstance(schemas, str) else schemas.judge(ex), ex)
     except Exception as exc:  # the judging must never break the check whose request this was
         tally.add(f"answers the validator could not judge ({type(exc).__name__}: {str(exc)[:120]})", ex)
