@@ -41,6 +41,17 @@ def address_schema(address_api, profile):
 
 
 @pytest.fixture(scope="session")
+def address_seed_schema(address_api, profile, address_schema):
+    """The description's seed view (conformance/openapi/seed_view.py) for judging contract
+    fuzzing's findings, or None when the description marks nothing as public behaviour."""
+    from conformance.openapi.seed_view import has_marks
+
+    if not has_marks(address_schema.raw_schema):
+        return None
+    return load_schema(profile.address, address_api.base_url, seed_only=True)
+
+
+@pytest.fixture(scope="session")
 def fuzz_session(address_api):
     """The generated calls' way to the same bounded client (fuzz_transport.direct_call)."""
     with BoundedSession(address_api.client) as session:

@@ -130,7 +130,7 @@ _check("address.adresseerbareobjecten.expand_unknown_rejected",
        ("address.unknown_expand_ignored",), WHY_400)
 _check("address.adresseerbareobjecten.expand_empty_rejected",
        "An empty expand value is refused with 400 naming expand",
-       ("ADDR-4.expand", "BAGREF-4.3"), SHOULD, F_OBJECTS,
+       ("ADDR-4.expand.empty", "BAGREF-4.3"), SHOULD, F_OBJECTS,
        ("address.unknown_expand_ignored",), WHY_400)
 
 # --------------------------------------------------------------------------- /adresseerbareobjecten/{id}
@@ -267,7 +267,7 @@ _check("address.adressen.expand_unknown_rejected",
        ("address.unknown_expand_ignored",), WHY_400)
 _check("address.adressen.expand_empty_rejected",
        "An empty expand value on /adressen is refused with 400 naming expand",
-       ("ADDR-4.expand", "BAGREF-4.3"), SHOULD, F_ADRESSEN,
+       ("ADDR-4.expand.empty", "BAGREF-4.3"), SHOULD, F_ADRESSEN,
        ("address.unknown_expand_ignored",), WHY_400)
 _check("address.adressen.zoekresultaat_resolves",
        "A zoekresultaatIdentificatie from /adressen/zoek resolves on /adressen to the address searched for",
