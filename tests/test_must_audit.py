@@ -48,10 +48,6 @@ PENDING_SEVERITY_REVIEW = frozenset({
     "auth.cc.exp_far_ahead", "auth.code.lifetime_governing", "auth.code.reuse_revokes_tokens",
     "auth.token.error_codes", "auth.token.media_type_seed_spelling", "auth.token.pragma_no_cache",
     "auth.use.www_authenticate", "client.auth.assertion_short_expiry",
-    "soap.header.must_understand_true_refused", "soap.header.optional_ignored",
-    "soap.request.element_after_body_rejected", "soap.request.encoding_style_rejected",
-    "soap.request.oversized_rejected", "soap.request.schema_invalid_rejected", "soap.request.utf16_accepted",
-    "soap.response.encoding_declaration_agrees",
 })
 
 
