@@ -45,17 +45,17 @@ def _moment(item: dict[str, Any]) -> datetime | None:
 
 
 def latest_by_validity(found: list[dict[str, Any]], what: str) -> dict[str, Any]:
-    dated = [i for i in found if _day(i, "beginGeldigheid") is not None]
+    dated = [(d, i) for i in found if (d := _day(i, "beginGeldigheid")) is not None]
     if not dated:
         raise Blocked(f"the life cycle of {what}", "no occurrence with a readable beginGeldigheid")
-    return max(dated, key=lambda i: _day(i, "beginGeldigheid"))  # type: ignore[arg-type,return-value]
+    return max(dated, key=lambda pair: pair[0])[1]
 
 
 def latest_by_registration(found: list[dict[str, Any]], what: str) -> dict[str, Any]:
-    dated = [i for i in found if _moment(i) is not None]
+    dated = [(m.replace(tzinfo=None), i) for i in found if (m := _moment(i)) is not None]
     if not dated:
         raise Blocked(f"the life cycle of {what}", "no occurrence with a readable tijdstipRegistratie")
-    return max(dated, key=lambda i: _moment(i).replace(tzinfo=None))  # type: ignore[union-attr,return-value]
+    return max(dated, key=lambda pair: pair[0])[1]
 
 
 def day_before_first(found: list[dict[str, Any]]) -> date:
@@ -81,21 +81,23 @@ def search_key(found: list[dict[str, Any]], kind: str, what: str) -> tuple[str, 
         mains = {E.main_address(i) for i in found}
         if len(mains) != 1 or None in mains:
             raise Blocked(f"one main address of {what} in every occurrence", f"main addresses {sorted(map(str, mains))}")
-        return kind, mains.pop()  # type: ignore[return-value]
+        main = mains.pop()
+        assert main is not None
+        return kind, main
     if kind == "pandIdentificaties":
         shared = set.intersection(*(set(E.buildings(i)) for i in found))
         if not shared:
             raise Blocked(f"a building (maaktDeelUitVan) of {what} in every occurrence", "none shared")
         return kind, sorted(shared)[0]
-    envelopes = [E.envelope(E.object_data(i).get("geometrie")) for i in found]
-    if any(e is None for e in envelopes):
+    envelopes = [e for i in found if (e := E.envelope(E.object_data(i).get("geometrie"))) is not None]
+    if len(envelopes) < len(found):
         raise Blocked(f"the geometrie of {what} in every occurrence", "an occurrence without coordinates")
     m = BOX_MARGIN_M
-    box = (min(e[0] for e in envelopes) - m, min(e[1] for e in envelopes) - m,  # type: ignore[index]
-           max(e[2] for e in envelopes) + m, max(e[3] for e in envelopes) + m)  # type: ignore[index]
+    box = (round(min(e[0] for e in envelopes) - m, 3), round(min(e[1] for e in envelopes) - m, 3),
+           round(max(e[2] for e in envelopes) + m, 3), round(max(e[3] for e in envelopes) + m, 3))
     if (box[2] - box[0]) * (box[3] - box[1]) > MAX_BOX_AREA:
         raise Blocked(f"a bbox of at most 250000 m2 around {what}", E.format_bbox(box))
-    return "bbox", E.format_bbox(tuple(round(v, 3) for v in box))  # type: ignore[arg-type]
+    return "bbox", E.format_bbox(box)
 
 
 def found_item(found: list[dict[str, Any]], object_id: str, what: str) -> dict[str, Any]:
