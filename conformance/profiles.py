@@ -145,6 +145,10 @@ PROFILE_SCHEMA: dict[str, Any] = {
                         # false: run with the samples as given (an example server whose data
                         # cannot meet the contracts); default: a run validates them first.
                         "verify_samples": {"type": "boolean"},
+                        # A base URL the deployment answers as during maintenance (a test
+                        # environment's maintenance instance or switch): the 503 checks
+                        # send their request below it (README "Profiles").
+                        "maintenance_url": _URL,
                         # Paths (relative to base_url) the restricted key has no rights for.
                         "restricted_paths": {
                             "type": "array",
@@ -380,6 +384,9 @@ class AddressService:
     # A run validates the samples against their contracts first (exit 2 for one that misses
     # it); false runs with them as given, for an example server whose data cannot meet them.
     verify_samples: bool = True
+    # A base URL the deployment answers as during maintenance (503 notAvailable); None: the
+    # maintenance checks apply only to the local mock, which starts an instance in maintenance.
+    maintenance_url: str | None = None
 
     def header(self, seed_name: str) -> str:
         """Map a header name as the seed writes it to this deployment's name."""
@@ -552,6 +559,7 @@ def _build(raw: dict[str, Any], path: Path) -> Profile:
             mock_data=svc.get("mock_data", "full"),
             samples_verified=dict(svc.get("samples_verified", {})),
             verify_samples=bool(svc.get("verify_samples", True)),
+            maintenance_url=svc["maintenance_url"].rstrip("/") if "maintenance_url" in svc else None,
             restricted_paths=tuple(
                 p.rstrip("/") or "/" for p in svc.get("restricted_paths", MOCK_RESTRICTED_PATHS if svc["mock"] else ())
             ),

@@ -14,6 +14,7 @@ import pytest
 from conformance.checks.address import endpoints as E
 from conformance.checks.address import general as g
 from conformance.checks.address import hal, problem
+from conformance.checks.address import time_travel as T
 from conformance.checks.address.control import (
     CLIENT_ERROR,
     Req,
@@ -331,14 +332,17 @@ def test_identifier_patterns_rejected(address_api, case: str) -> None:
     rejected_vs_control(address_api, control, control.with_param(name, value), name, f"malformed {name}")
 
 
+@pytest.mark.parametrize("kind", T.QUERY_KINDS)
 @pytest.mark.check("address.adresseerbareobjecten.huidig")
-def test_huidig(address_api) -> None:
-    sample, related = sample_relations(address_api, "adresseerbaarobject_eindstatus")
-    ended, num = sample.value, related["heeftAlsHoofdAdres"][0]
+def test_huidig(address_api, kind: str) -> None:
+    # Each query kind applies huidig: one honoured on the address search alone is no pass.
+    sample = sample_object(address_api, "adresseerbaarobject_eindstatus")
+    ended = sample.value
+    key = T.search_key([sample], kind, f"the sample adresseerbaarobject_eindstatus {ended}")
     for huidig, present in (("false", True), ("true", False)):
-        found = search_all(address_api, [("nummeraanduidingIdentificatie", num), ("huidig", huidig)])
+        found = search_all(address_api, [key, ("huidig", huidig)])
         check = E.includes if present else E.excludes
-        check(E.object_ids(found), ended, f"the object with an end status (huidig={huidig})")
+        check(E.object_ids(found), ended, f"the object with an end status (huidig={huidig}, {kind})")
 
 
 @pytest.mark.parametrize("expand", [*RELATIONS, "heeftAlsHoofdAdres,maaktDeelUitVan", "true"])

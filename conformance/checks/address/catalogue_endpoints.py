@@ -117,9 +117,21 @@ _check("address.adresseerbareobjecten.identifier_patterns_rejected",
        ("ADDR-4.adresseerbareobjecten", "BAGREF-2.1", "BAGREF-5.4"), SHOULD, F_OBJECTS,
        ("address.identifier_patterns_not_enforced",), WHY_400)
 _check("address.adresseerbareobjecten.huidig",
-       "huidig=true leaves out an object with an end status; huidig=false returns it",
+       "huidig=true leaves out an object with an end status, by each query kind; huidig=false returns it",
        ("ADDR-1.huidig", "ADDR-4.huidig"), MUST, F_OBJECTS,
-       ("address.deleted_objects_returned_with_huidig",), ())
+       ("address.deleted_objects_returned_with_huidig", "address.collection_ignores_huidig"), (IDS,))
+# Time travel on the searches (suites/address/test_endpoints_time_travel.py): the sample
+# adresseerbaarobject_historie found by each query kind on a date and at a moment it was
+# valid / available in an earlier occurrence, and not before its first occurrence.
+TRAVEL_COLLATERAL = (IDS, "address.time_travel_forbidden", "address.object_wrapper_ambiguous")
+_check("address.adresseerbareobjecten.geldig_op",
+       "geldigOp on each query kind finds the object in the occurrence valid that day, and not before its first",
+       ("ADDR-1.time-travel", "ADDR-4.geldigOp"), MUST, F_OBJECTS,
+       ("address.collection_ignores_geldig_op", "address.time_travel_ignored"), TRAVEL_COLLATERAL)
+_check("address.adresseerbareobjecten.beschikbaar_op",
+       "beschikbaarOp on each query kind finds the object as registered then, and not before its first registration",
+       ("ADDR-1.time-travel", "ADDR-4.beschikbaarOp"), MUST, F_OBJECTS,
+       ("address.collection_ignores_beschikbaar_op", "address.time_travel_ignored"), TRAVEL_COLLATERAL)
 _check("address.adresseerbareobjecten.expand_embeds",
        "expand (heeftAlsHoofdAdres, heeftAlsNevenAdres, maaktDeelUitVan, lists, true) embeds the named relations",
        ("ADDR-1.expand", "ADDR-2.expand", "ADDR-4.expand"), MUST, F_OBJECTS,

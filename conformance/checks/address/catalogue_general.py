@@ -39,7 +39,7 @@ def _define(check_id, title, requirements, severity, feature, proven_by=(), may_
 # them on recorded traffic, suites/passive/): a response speaks for itself.
 OBSERVED_EXCHANGE = frozenset({
     "address.media.success_is_hal_json", "address.media.error_is_problem_json", "address.errors.problem_members",
-    "address.errors.code_matches_status", "address.headers.api_version_present", "address.headers.pagination",
+    "address.errors.problem_uri_references", "address.errors.code_matches_status", "address.headers.api_version_present", "address.headers.pagination",
     "address.headers.content_crs", "address.headers.rate_limit_present", "address.ratelimit.headers_on_429",
     "address.ratelimit.problem_body_429", "address.maintenance.problem_body_503",
     "address.maintenance.retry_after_http_date", "address.media.not_acceptable_names_accept_crs",
@@ -69,6 +69,10 @@ ERRORS = "part 2, 7 / errors"
 _define("errors.problem_members",
         "Error bodies carry status (= HTTP status), title and code; type, detail and instance are strings",
         ("ADDR-2.error", "RFC9457-3.1"), MUST, ERRORS, proven_by=("problem_status_mismatch",),
+        may_fail_under=ERROR_STATUS_FAULTS)
+_define("errors.problem_uri_references",
+        "An error's type and instance, and each invalid-params type, are URI references (RFC 3986)",
+        ("ADDR-2.uri-reference",), MUST, ERRORS, proven_by=("problem_type_not_uri", "problem_instance_not_uri"),
         may_fail_under=ERROR_STATUS_FAULTS)
 _define("errors.code_matches_status",
         "Each error carries the seed's code: 400 paramsRequired (no identifying parameter), "
@@ -165,8 +169,9 @@ _define("maintenance.retry_after_present", "A 503 carries Retry-After (the seed:
         ("ADDR-7.503", "ADDR-4.Retry-After"), SHOULD, MAINTENANCE, proven_by=("retry_after_missing",),
         may_fail_under=("maintenance_ignored",),
         downgrade_reason="the 503 row says 'Retry-After may be sent': optional in the seed; the public service sends it")
-_define("maintenance.retry_after_http_date", "Retry-After on a 503, when sent, is an HTTP date",
-        ("ADDR-4.Retry-After", "RFC9110-10.2.3"), MUST, MAINTENANCE, proven_by=("retry_after_in_seconds",),
+_define("maintenance.retry_after_http_date", "Retry-After on a 503, when sent, is an HTTP date (IMF-fixdate)",
+        ("ADDR-4.Retry-After", "RFC9110-5.6.7", "RFC9110-10.2.3"), MUST, MAINTENANCE,
+        proven_by=("retry_after_in_seconds",),
         may_fail_under=("maintenance_ignored",))
 
 # --- pagination (seed parts 4 and 8; bag-api.md 4.1) -------------------------------------------------------
