@@ -41,6 +41,12 @@ PKCE_S256 = define(
     requirements=("AUTH-2.authorization-request", "AUTH-5.2"), severity=Severity.MUST, suite=SUITE, feature=_AUTH,
     observes="exchange",
 ).id
+AUTHORIZATION_REQUEST = define(
+    "client.auth.authorization_request",
+    "Authorization requests carry response_type=code and a client_id, state, scope, redirect_uri and nonce",
+    requirements=("AUTH-2.authorization-request", "RFC6749-4.1"), severity=Severity.MUST, suite=SUITE,
+    feature=_AUTH, observes="exchange",
+).id
 VERIFIER_SYNTAX = define(
     "client.auth.verifier_syntax",
     "A code_verifier is 43 to 128 characters of A-Z a-z 0-9 - . _ ~",
