@@ -76,6 +76,7 @@ api_key = "{p}_API_KEY"
 # public = "<id>"
 # client_credentials = "<id>"                       # the private_key_jwt client of the inquiry API
 # no_x5c = "<id>"; untrusted = "<id>"; expired = "<id>"; unregistered_oin = "<id>"; twice_oin = "<id>"
+# x5c_mismatch = "<id>"; no_oin = "<id>"           # (JWKS documents mismatch.json and no_oin.json)
 #                                                   # (clients registered with the bad material of `pki init`)
 #
 # [services.auth.secrets]
@@ -162,8 +163,9 @@ next steps:
   2. export the secrets it names, e.g.  export {p}_API_KEY=...   (or put them in .env)
   3. for the token flows: conformance pki init --out pki-{name}; then register at the authorization
      server: the JWKS document URL of the client_credentials client (good.json: current and next key),
-     one bad-material client per JWKS document (no_x5c, untrusted, expired), the test OIN at exactly
-     one customer, the "twice" OIN at two customers, and the "unregistered" OIN at none
+     one bad-material client per JWKS document (no_x5c, untrusted, expired, mismatch, no_oin), the
+     test OIN at exactly one customer, the "twice" OIN at two customers, and the "unregistered" OIN
+     at none
      (conformance pki show pki-{name} prints the OIN, the kids and the JWKS URL to register)
   4. conformance discover --profile {path}                 # finds the address samples and writes them in
   5. conformance run --profile {path} --suite address      # a first report under reports/

@@ -64,11 +64,13 @@ AUTH_SECRETS = (
     "client_secret", "username", "password", "username_without_role", "password_without_role",
     "refresh_token", "private_key",
 )
-# Clients registered at the authorization server. The `*` ones carry deliberately bad
-# material (conformance pki init) and are needed only for the negative assertion checks.
+# Clients registered at the authorization server. All but the first three carry deliberately
+# bad material (conformance pki init) and are needed only for the negative assertion checks:
+# x5c_mismatch registers the JWKS document `mismatch` (a key whose x5c certifies another key),
+# no_oin the document `no_oin` (a certificate without serialNumber).
 AUTH_CLIENTS = (
     "confidential", "public", "client_credentials",
-    "no_x5c", "untrusted", "expired", "unregistered_oin", "twice_oin",
+    "no_x5c", "untrusted", "expired", "unregistered_oin", "twice_oin", "x5c_mismatch", "no_oin",
 )
 # How a client authenticates to the SOAP message service (the seed: "not shown").
 SOAP_AUTH_KINDS = ("none", "basic", "client_certificate")

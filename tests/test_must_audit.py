@@ -39,27 +39,10 @@ def _flags(audit) -> str:
     return "\n".join(f"{subject}: {flag}" for subject, flag in audit.flagged)
 
 
-# Checks of the authorization server, its clients and the SOAP service that are SHOULD or an
-# observation although every requirement they name is a quoted MUST (audit rule: weaker than
-# what it quotes, without a downgrade_reason). Left to the lead (issue 33): each gets a
-# downgrade_reason, a requirement that makes it weaker, or MUST. Empty this list; never add to it.
-PENDING_SEVERITY_REVIEW = frozenset({
-    "auth.cc.aud_trailing_slash_refused", "auth.cc.aud_with_protocol_refused", "auth.cc.aud_without_port_refused",
-    "auth.cc.exp_far_ahead", "auth.code.lifetime_governing", "auth.code.reuse_revokes_tokens",
-    "auth.token.error_codes", "auth.token.media_type_seed_spelling", "auth.token.pragma_no_cache",
-    "auth.use.www_authenticate", "client.auth.assertion_short_expiry",
-})
-
-
 def test_the_audit_flags_nothing(seeds: Path) -> None:
     audit = run_audit(seeds_dir=seeds)
-    flagged = [(s, f) for s, f in audit.flagged if s not in PENDING_SEVERITY_REVIEW]
+    flagged = list(audit.flagged)
     assert not flagged, "MUST audit:\n" + "\n".join(f"{s}: {f}" for s, f in flagged)
-
-
-def test_the_pending_list_holds_only_what_is_still_flagged(seeds: Path) -> None:
-    flagged = {s for s, _ in run_audit(seeds_dir=seeds).flagged}
-    assert flagged >= PENDING_SEVERITY_REVIEW, f"fixed, drop from the list: {sorted(PENDING_SEVERITY_REVIEW - flagged)}"
 
 
 def test_every_must_check_names_a_quoted_must_requirement(seeds: Path) -> None:

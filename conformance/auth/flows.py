@@ -215,6 +215,7 @@ class AuthFlows:
         self, *, client: str = "confidential", user: str = "default", scope: str = FILING_SCOPE,
         state: str | None = None, verifier: str | None = DEFAULT, challenge: str | None = DEFAULT,
         method: str | None = "S256", redirect_uri: str | None = None, extra: Sequence[tuple[str, str]] = (),
+        response_type: str = "code",
     ) -> Authorization:
         """Run the authorization request through the profile's login driver."""
         driver = self.targets.drivers.get(user)
@@ -229,6 +230,7 @@ class AuthFlows:
         url = authorize_url(
             self.targets.auth_url, client_id=client_id, redirect_uri=redirect, scope=scope, state=state,
             nonce=secrets.token_urlsafe(24), code_challenge=challenge, code_challenge_method=method, extra=extra,
+            response_type=response_type,
         )
         with step(f"authorize {client_id} ({scope}), log in, consent, catch the redirect"), self._browser_factory() as browser:
             result = driver.authorize(browser, url, redirect)

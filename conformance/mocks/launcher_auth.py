@@ -34,6 +34,8 @@ CC_CLIENTS = {
     "expired": ("inquiry-expired", "expired"),
     "unregistered_oin": ("inquiry-unregistered-oin", "unregistered_oin"),
     "twice_oin": ("inquiry-twice-oin", "twice_oin"),
+    "x5c_mismatch": ("inquiry-x5c-mismatch", "mismatch"),
+    "no_oin": ("inquiry-no-oin", "no_oin"),
 }
 CODE_CLIENTS = {"confidential": "filing-confidential", "public": "filing-public"}
 

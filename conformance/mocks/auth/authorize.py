@@ -93,7 +93,7 @@ def _validate(mock: AuthMock, params: Params, allowed: tuple[str, ...]) -> tuple
     response_type = params.get("response_type")
     if response_type is None:
         raise AuthorizeError("invalid_request", "response_type is missing")
-    if response_type != "code":
+    if response_type != "code" and not mock.on("auth.response_type_not_checked"):
         raise AuthorizeError("unsupported_response_type", "only response_type=code is supported")
     challenge, method = params.get("code_challenge"), params.get("code_challenge_method") or "plain"
     if challenge is None:

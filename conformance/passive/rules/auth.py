@@ -148,6 +148,11 @@ def code_state_echoed(traffic, ctx):
 
 
 # --------------------------------------------------------------------------- the client's requests
+@rule("client.auth.authorization_request", what="authorization requests")
+def authorization_request(traffic, ctx):
+    return each(of(traffic, "authorize"), lambda a: client.authorization_request(a.facts))
+
+
 @rule("client.auth.pkce_s256", what="authorization requests")
 def pkce_s256(traffic, ctx):
     return each(of(traffic, "authorize"), lambda a: client.pkce_s256(a.facts))
