@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from conformance.checks.address import general as g
+from conformance.checks.address import paging
 from conformance.errors import NotApplicable
 from conformance.http.fuzz_transport import BoundedForwarder, BoundedSession
 from conformance.openapi import operations as ops
@@ -59,3 +61,18 @@ def described_operation(request, address_schema) -> None:
 def described_links(address_schema) -> None:
     if not ops.has_links(address_schema.raw_schema):
         raise NotApplicable("the description declares no OpenAPI links: no chain of operations to follow")
+
+
+@pytest.fixture(scope="session")
+def paging_walks(address_api):
+    """One walk of pages per paginated collection (conformance/checks/address/paging.py),
+    made when a check first needs it and shared by the checks of what pages hold."""
+    walks: dict[str, paging.Walk] = {}
+
+    def walk_of(case: str) -> paging.Walk:
+        if case not in walks:
+            path, params = g.COLLECTIONS[case](address_api)
+            walks[case] = paging.walk(address_api, path, params)
+        return walks[case]
+
+    return walk_of
