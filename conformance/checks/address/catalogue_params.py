@@ -37,3 +37,42 @@ _check("pagination.page_selects_results",
 _check("pagination.pages_hold_each_result_once",
        "The pages of pageSize 10 together hold each result of the collection once: none twice, none missing",
        PAGING_REQUIREMENTS, PAGING, proven_by=("pages_overlap", "page_ignored"))
+
+# --------------------------------------------------------------------------- /adressenuitgebreid's parameter rules
+# The /adressen checks of the same name run the same cases (test_endpoints_adressen.py,
+# both_endpoints); the mock validates both endpoints in one place, so the /adressen faults
+# trip these too.
+UITGEBREID = ("ADDR-4.adressenuitgebreid.params",)
+NOT_VALIDATED = "uitgebreid_params_not_validated"
+_check("adressenuitgebreid.postcode_pattern_rejected",
+       "A postcode breaking the pattern (leading 0, three letters, two spaces) is refused on /adressenuitgebreid "
+       "with 400 naming postcode", (*UITGEBREID, "ADDR-4.adressen.postcode"), F_UITGEBREID,
+       (NOT_VALIDATED, "postcode_pattern_not_enforced"), WHY_400)
+_check("adressenuitgebreid.huisnummer_limits",
+       "huisnummer 1 and 99999 are accepted on /adressenuitgebreid; 0 and 100000 are refused with 400 naming it",
+       (*UITGEBREID, "ADDR-4.adressen.huisnummer", "ADDR-8.huisnummer"), F_UITGEBREID,
+       (NOT_VALIDATED, "huisnummer_limits_not_enforced"), WHY_400)
+_check("adressenuitgebreid.huisnummertoevoeging_pattern",
+       "huisnummertoevoeging of 4 characters is accepted on /adressenuitgebreid; 5 characters, 'a-b' and '!' "
+       "are refused with 400", (*UITGEBREID, "ADDR-4.adressen.huisnummertoevoeging"), F_UITGEBREID,
+       (NOT_VALIDATED, "letter_addition_patterns_not_enforced", "addition_pattern_length_only"), WHY_400)
+_check("adressenuitgebreid.huisletter_pattern",
+       "huisletter of 1 letter is accepted on /adressenuitgebreid; 2 letters, a digit and '-' are refused with 400",
+       (*UITGEBREID, "ADDR-4.adressen.huisletter"), F_UITGEBREID,
+       (NOT_VALIDATED, "letter_addition_patterns_not_enforced", "letter_pattern_length_only"), WHY_400)
+_check("adressenuitgebreid.name_lengths",
+       "woonplaatsNaam and openbareRuimteNaam of 80 characters are accepted on /adressenuitgebreid; "
+       "81 and empty are refused with 400", (*UITGEBREID, "ADDR-4.adressen.woonplaatsNaam", "ADDR-8.length"),
+       F_UITGEBREID, (NOT_VALIDATED, "length_limits_not_enforced", "empty_text_accepted"), WHY_400)
+_check("adressenuitgebreid.q_length",
+       "q of 255 characters is accepted on /adressenuitgebreid; 256 characters and an empty q are refused with 400",
+       (*UITGEBREID, "ADDR-4.adressen.q", "ADDR-8.length"), F_UITGEBREID,
+       (NOT_VALIDATED, "length_limits_not_enforced", "empty_text_accepted"), WHY_400)
+_check("adressenuitgebreid.no_parameters_rejected",
+       "GET /adressenuitgebreid without an identifying parameter is answered 400 paramsRequired",
+       (*UITGEBREID, "ADDR-4.adressenuitgebreid", "ADDR-7.paramsRequired"), F_UITGEBREID,
+       (NOT_VALIDATED, "required_params_not_enforced"), ("wrong_error_code",))
+_check("adressen.no_parameters_rejected",
+       "GET /adressen without an identifying parameter is answered 400 paramsRequired",
+       ("ADDR-4.adressen", "ADDR-7.paramsRequired"), F_ADRESSEN,
+       ("required_params_not_enforced",), ("wrong_error_code",))

@@ -24,6 +24,9 @@ from conformance.mocks.faults import Fault, FaultSet
 DEFAULT_PAGE_SIZE = 20
 MIN_PAGE_SIZE = 10
 MAX_PAGE_SIZE = 100
+# The text parameters of length 1 to 255 or 1 to 80 (seed part 8), whose lower bound the
+# fault empty_text_accepted drops.
+EMPTY_TEXT = frozenset({"woonplaatsNaam", "openbareRuimteNaam", "q", "zoek", "zoekresultaatIdentificatie"})
 
 
 @dataclass
@@ -52,7 +55,9 @@ class Context:
         duplicate_codes: dict[str, str] | None = None,
         first_wins: frozenset[str] = frozenset(),
     ) -> Query:
-        q = Query(self.raw, known, duplicate_codes=duplicate_codes, first_wins=first_wins)
+        empty_allowed = EMPTY_TEXT if self.on(FP.EMPTY_TEXT_ACCEPTED) else frozenset()
+        q = Query(self.raw, known, duplicate_codes=duplicate_codes, first_wins=first_wins,
+                  empty_allowed=empty_allowed)
         q.readings = self.readings()
         return q
 
