@@ -201,7 +201,7 @@ _check("address.adressen.by_pand",
 _check("address.adressen.by_q",
        "q (postcode and number) finds the address; every result matches a search term",
        ("ADDR-4.adressen.q",), MUST, F_ADRESSEN,
-       ("address.q_ignored",), ())
+       ("address.q_ignored",), ("address.q_ignores_number",))
 _check("address.adressen.by_openbare_ruimte",
        "openbareRuimteIdentificatie returns the addresses on that public space only",
        ("ADDR-4.adressen.openbareRuimteIdentificatie",), MUST, F_ADRESSEN,
@@ -323,7 +323,8 @@ _check("address.adressenuitgebreid.query_kinds",
        "Each query kind of /adressenuitgebreid returns the matching extended addresses",
        ("ADDR-4.adressenuitgebreid",), MUST, F_UITGEBREID,
        ("address.query_filter_ignored",),
-       ("address.pand_query_leaks", "address.q_ignored", "address.name_query_ignores_street"))
+       ("address.pand_query_leaks", "address.q_ignored", "address.name_query_ignores_street",
+        "address.q_ignores_number"))
 _check("address.adressenuitgebreid.extended_fields",
        "Extended addresses carry the object's type, geometry and status (and purposes and area of a verblijfsobject)",
        ("ADDR-4.adressenuitgebreid", "BAGREF-3.3"), SHOULD, F_UITGEBREID,

@@ -76,3 +76,10 @@ _check("adressen.no_parameters_rejected",
        "GET /adressen without an identifying parameter is answered 400 paramsRequired",
        ("ADDR-4.adressen", "ADDR-7.paramsRequired"), F_ADRESSEN,
        ("required_params_not_enforced",), ("wrong_error_code",))
+
+# --------------------------------------------------------------------------- the parts q searches
+Q_FAULTS = tuple(f"q_ignores_{part}" for part in ("woonplaats", "street", "number", "letter", "addition"))
+_check("adressen.q_searches_each_part",
+       "q naming the sample's woonplaats, street, house number, or a variant's letter or addition (with its "
+       "postcode or names for context) finds that address",
+       ("ADDR-4.adressen.q",), F_ADRESSEN, (*Q_FAULTS, "q_ignored"))

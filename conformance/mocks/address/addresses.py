@@ -15,7 +15,7 @@ from typing import Any
 from conformance.mocks.address import faults as F
 from conformance.mocks.address import faults_params as FP
 from conformance.mocks.address import params as P
-from conformance.mocks.address import problems, resources
+from conformance.mocks.address import problems, q_parts, resources
 from conformance.mocks.address.context import DEFAULT_PAGE_SIZE, Context, HalResult
 from conformance.mocks.address.hal import Link, Paging
 from conformance.mocks.address.problems import ProblemError
@@ -204,9 +204,13 @@ def _address_query(ctx: Context, search: _Search, nummeraanduiding_id: str | Non
 
 def _find(ctx: Context, search: _Search, *, extended: bool) -> list[dict[str, Any]]:
     """The addresses of a search; under the fault pand_query_leaks a building query also
-    returns the addresses of buildings whose id differs only in the last digit."""
+    returns the addresses of buildings whose id differs only in the last digit, under the
+    faults q_ignores_<part> a q search leaves that part unsearched."""
     find = ctx.repo.find_extended_addresses if extended else ctx.repo.find_addresses
     query = _address_query(ctx, search)
+    ignored = [part for part, fault in FP.Q_PART_FAULTS.items() if ctx.on(fault)]
+    if search.kind == "q" and query.q is not None and ignored:
+        return q_parts.searched(query.q, find(query), ignored)
     if search.kind != "pand" or not ctx.on(F.PAND_QUERY_LEAKS):
         return find(query)
     found: dict[tuple[Any, Any], dict[str, Any]] = {}

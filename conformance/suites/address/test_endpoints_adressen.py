@@ -14,7 +14,7 @@ from conformance.checks.address import endpoints as E
 from conformance.checks.address import general as g
 from conformance.checks.address import hal, problem
 from conformance.checks.address.control import Req, control_served, refused_vs_control, rejected_vs_control
-from conformance.checks.finding import expect
+from conformance.checks.finding import expect, require
 
 ADRESSEN = "/adressen"
 ZOEK = "/adressen/zoek"
@@ -143,6 +143,42 @@ def test_by_q(address_api) -> None:
     found = E.collect(address_api.get, ADRESSEN, [("q", q)], "adressen", max_pages=3)
     E.includes(E.address_ids(found), E.address_id(address), f"the sample address (q={q!r})")
     E.q_terms_matched(found, q)
+
+
+def _variant(api, address: dict[str, Any], part: str) -> dict[str, Any]:
+    """An address of the sample's postcode and number that has a `part` (letter or
+    addition), preferably one whose value is not also part of the street or place name:
+    such a term would find the address even where that part is not searched."""
+    same = {"postcode": address["postcode"], "huisnummer": address["huisnummer"]}
+    variants = [a for a in search_all(api, postcode_query(address))
+                if a.get(part) and all(a.get(k) == v for k, v in same.items())]
+    require(bool(variants), f"the sample's postcode and number have a variant with a {part}",
+            f"sample nummeraanduiding {E.address_id(address)}: no address with a {part} at its postcode and number")
+    names = " ".join(str(address.get(n, "")) for n in ("woonplaatsNaam", "openbareRuimteNaam")).casefold()
+    return next((a for a in variants if str(a[part]).casefold() not in names), variants[0])
+
+
+def q_for_part(api, address: dict[str, Any], part: str) -> tuple[dict[str, Any], str]:
+    """(the address to find, a q that names its `part` with just enough context to be specific)."""
+    postcode, number = field(address, "postcode"), field(address, "huisnummer")
+    if part == "woonplaatsNaam":
+        return address, f"{postcode} {field(address, 'woonplaatsNaam')}"
+    if part == "openbareRuimteNaam":
+        return address, f"{postcode} {field(address, 'openbareRuimteNaam')}"
+    if part == "huisnummer":  # without the postcode: by_q has that combination
+        return address, f"{field(address, 'openbareRuimteNaam')} {number} {field(address, 'woonplaatsNaam')}"
+    variant = _variant(api, address, part)
+    return variant, f"{postcode} {number} {variant[part]}"
+
+
+@pytest.mark.parametrize("part", ["woonplaatsNaam", "openbareRuimteNaam", "huisnummer", "huisletter",
+                                  "huisnummertoevoeging"])
+@pytest.mark.check("address.adressen.q_searches_each_part")
+def test_q_searches_each_part(address_api, part: str) -> None:
+    """Seed part 4: q searches "on postcode, woonplaats, street name, house number, letter, addition"."""
+    target, q = q_for_part(address_api, sample_address(address_api), part)
+    found = E.collect(address_api.get, ADRESSEN, [("q", q)], "adressen", max_pages=3)
+    E.includes(E.address_ids(found), E.address_id(target), f"the address whose {part} q names (q={q!r})")
 
 
 @pytest.mark.check("address.adressen.by_openbare_ruimte")
