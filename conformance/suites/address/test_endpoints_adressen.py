@@ -1,4 +1,6 @@
-"""GET /adressen, /adressen/zoek and /adressen/{id} (seed parts 2, 4, 8).
+"""GET /adressen, /adressen/zoek and /adressen/{id} (seed parts 2, 4, 8), and the
+parameter rules /adressenuitgebreid shares with /adressen (`both_endpoints`: one check
+id per endpoint, the same cases).
 
 The query values come from the sample address as the server returns it (postcode,
 number, names, identifiers), so the checks hold for any register the profile points at.
