@@ -213,7 +213,7 @@ _check("address.adressen.by_pand",
 _check("address.adressen.by_q",
        "q (postcode and number) finds the address; every result matches a search term",
        ("ADDR-4.adressen.q",), MUST, F_ADRESSEN,
-       ("address.q_ignored",), ())
+       ("address.q_ignored",), ("address.q_ignores_number",))
 _check("address.adressen.by_openbare_ruimte",
        "openbareRuimteIdentificatie returns the addresses on that public space only",
        ("ADDR-4.adressen.openbareRuimteIdentificatie",), MUST, F_ADRESSEN,
@@ -231,21 +231,21 @@ _check("address.adressen.huisnummer_limits",
        ("ADDR-4.adressen.huisnummer", "ADDR-8.huisnummer"), MUST, F_ADRESSEN,
        ("address.huisnummer_limits_not_enforced",), WHY_400)
 _check("address.adressen.huisnummertoevoeging_pattern",
-       "huisnummertoevoeging of 4 characters is accepted; 5 characters are refused with 400",
+       "huisnummertoevoeging of 4 characters is accepted; 5 characters, 'a-b' and '!' are refused with 400",
        ("ADDR-4.adressen.huisnummertoevoeging",), MUST, F_ADRESSEN,
-       ("address.letter_addition_patterns_not_enforced",), WHY_400)
+       ("address.letter_addition_patterns_not_enforced", "address.addition_pattern_length_only"), WHY_400)
 _check("address.adressen.huisletter_pattern",
-       "huisletter of 1 letter is accepted; 2 letters are refused with 400",
+       "huisletter of 1 letter is accepted; 2 letters, a digit and '-' are refused with 400",
        ("ADDR-4.adressen.huisletter",), MUST, F_ADRESSEN,
-       ("address.letter_addition_patterns_not_enforced",), WHY_400)
+       ("address.letter_addition_patterns_not_enforced", "address.letter_pattern_length_only"), WHY_400)
 _check("address.adressen.name_lengths",
-       "woonplaatsNaam and openbareRuimteNaam of 80 characters are accepted; 81 are refused with 400",
+       "woonplaatsNaam and openbareRuimteNaam of 80 characters are accepted; 81 and empty are refused with 400",
        ("ADDR-4.adressen.woonplaatsNaam", "ADDR-8.length"), MUST, F_ADRESSEN,
-       ("address.length_limits_not_enforced",), WHY_400)
+       ("address.length_limits_not_enforced", "address.empty_text_accepted"), WHY_400)
 _check("address.adressen.q_length",
        "q of 255 characters is accepted; 256 characters and an empty q are refused with 400",
        ("ADDR-4.adressen.q", "ADDR-8.length"), MUST, F_ADRESSEN,
-       ("address.length_limits_not_enforced",), WHY_400)
+       ("address.length_limits_not_enforced", "address.empty_text_accepted"), WHY_400)
 _check("address.adressen.postcode_without_huisnummer_rejected",
        "postcode without huisnummer is refused with 400",
        ("ADDR-4.adressen.postcode", "ADDR-7.400"), MUST, F_ADRESSEN,
@@ -286,9 +286,10 @@ _check("address.adressen.zoekresultaat_resolves",
        ("ADDR-4.adressen.zoekresultaatIdentificatie", "ADDR-4.zoek"), MUST, F_ADRESSEN,
        ("address.zoek_results_not_resolvable",), ("address.zoek_results_without_identificatie",))
 _check("address.adressen.zoekresultaat_length",
-       "zoekresultaatIdentificatie of 255 characters is accepted; 256 are refused with 400",
+       "zoekresultaatIdentificatie of 255 characters is accepted; 256 and an empty one are refused with 400",
        ("ADDR-4.adressen.zoekresultaatIdentificatie", "ADDR-8.length"), MUST, F_ADRESSEN,
-       ("address.length_limits_not_enforced",), (*WHY_400, "address.zoek_results_not_resolvable"))
+       ("address.length_limits_not_enforced", "address.empty_text_accepted"),
+       (*WHY_400, "address.zoek_results_not_resolvable"))
 
 # --------------------------------------------------------------------------- /adressen/zoek
 _check("address.zoek.zoek_required",
@@ -298,7 +299,7 @@ _check("address.zoek.zoek_required",
 _check("address.zoek.zoek_length",
        "zoek of 1 and 255 characters is accepted; 256 characters and an empty zoek are refused with 400",
        ("ADDR-4.zoek", "ADDR-8.length"), MUST, F_ZOEK,
-       ("address.length_limits_not_enforced",), WHY_400)
+       ("address.length_limits_not_enforced", "address.empty_text_accepted"), WHY_400)
 _check("address.zoek.results_identified",
        "Search results each carry an identificatie of 1 to 255 characters",
        ("ADDR-4.zoek",), MUST, F_ZOEK,
@@ -334,7 +335,8 @@ _check("address.adressenuitgebreid.query_kinds",
        "Each query kind of /adressenuitgebreid returns the matching extended addresses",
        ("ADDR-4.adressenuitgebreid",), MUST, F_UITGEBREID,
        ("address.query_filter_ignored",),
-       ("address.pand_query_leaks", "address.q_ignored", "address.name_query_ignores_street"))
+       ("address.pand_query_leaks", "address.q_ignored", "address.name_query_ignores_street",
+        "address.q_ignores_number"))
 _check("address.adressenuitgebreid.extended_fields",
        "Extended addresses carry the object's type, geometry and status (and purposes and area of a verblijfsobject)",
        ("ADDR-4.adressenuitgebreid", "BAGREF-3.3"), SHOULD, F_UITGEBREID,
