@@ -213,6 +213,9 @@ class SourceCount:
     source: str      # a seed file (000_….txt), or the catalogue source's name
     listed: int      # requirements of it in the catalogue
     judged: int      # of them, named by a MUST or SHOULD check proven both ways
+    rules: int = 0   # of them, rules a server or client can break: MUST or SHOULD, and testable
+    rules_judged: int = 0
+    not_judged: tuple[str, ...] = ()  # the rules no judging check names
 
 
 def _tripped_by_a_fault() -> frozenset[str]:
@@ -231,23 +234,35 @@ def judging(check: Check, tripped: frozenset[str] = frozenset()) -> bool:
 def count_rules(checks: list[Check] | None = None,
                 requirements: dict[str, Requirement] | None = None) -> list[SourceCount]:
     """Per seed file (other sources together under their own names): how many requirements the
-    catalogue lists and how many of them a judging check names."""
+    catalogue lists, how many of them are rules (MUST or SHOULD, testable: an observation of what
+    the seed leaves "not shown" is measured, not broken), and how many a judging check names."""
     checks = registered_checks() if checks is None else checks
     requirements = load_requirements() if requirements is None else requirements
     tripped = _tripped_by_a_fault()
     judged = {r for c in checks if judging(c, tripped) for r in c.requirements}
-    out: dict[str, list[int]] = {}
+    out: dict[str, dict] = {}
     for req in requirements.values():
         key = seed_file_of(req.source) or req.source
-        tally = out.setdefault(key, [0, 0])
-        tally[0] += 1
-        tally[1] += req.id in judged
-    return [SourceCount(k, n, j) for k, (n, j) in out.items()]
+        tally = out.setdefault(key, {"listed": 0, "judged": 0, "rules": 0, "rules_judged": 0, "not_judged": []})
+        tally["listed"] += 1
+        tally["judged"] += req.id in judged
+        if req.severity != "observation" and not req.untestable:
+            tally["rules"] += 1
+            tally["rules_judged"] += req.id in judged
+            if req.id not in judged:
+                tally["not_judged"].append(req.id)
+    return [SourceCount(k, t["listed"], t["judged"], t["rules"], t["rules_judged"], tuple(t["not_judged"]))
+            for k, t in out.items()]
 
 
 def render_counts(counts: list[SourceCount]) -> str:
-    lines = ["Testable rules (requirements listed / judged by a MUST or SHOULD check proven both ways):"]
-    lines += [f"  {c.source}: {c.listed} listed, {c.judged} judged" for c in counts]
+    lines = ["Testable rules (MUST or SHOULD requirements a server or client can break) / judged by a MUST or "
+             "SHOULD check proven both ways; requirements listed in all:"]
+    for c in counts:
+        line = f"  {c.source}: {c.rules} rules, {c.rules_judged} judged ({c.listed} requirements listed)"
+        if c.not_judged:
+            line += f"; not judged: {', '.join(c.not_judged)}"
+        lines.append(line)
     return "\n".join(lines) + "\n"
 
 
