@@ -173,6 +173,8 @@ PROFILE_SCHEMA: dict[str, Any] = {
                                              "items": {"type": "string", "enum": list(RESOURCE_SERVERS)}},
                         "audience": {"type": "string", "minLength": 1},
                         "redirect_uri": _URL,
+                        # A second scope the confidential client may ask for, not yet consented to.
+                        "consent_scope": {"type": "string", "pattern": "^[!#-\\[\\]-~]+$"},
                         "timeout_s": {"type": "number", "exclusiveMinimum": 0},
                         "mock_code_lifetime_s": {"type": "integer", "enum": [30, 300]},
                         "clients": {
@@ -440,6 +442,8 @@ class AuthService:
     # The APIs that take the tokens (seed 001 part 4): "filing" (the WSDL of the filing API)
     # and "inquiry". A deployment without one: the checks that need it do not apply.
     resource_servers: tuple[str, ...] = ("filing", "inquiry")
+    # A second scope the confidential client may ask for (auth.code.consent_asked_for_new_scope).
+    consent_scope: str | None = None
 
 
 @dataclass(frozen=True)
@@ -680,6 +684,7 @@ def _build_auth(svc: dict[str, Any], path: Path) -> AuthService:
         clock=dict(svc.get("clock", {})),
         audience=svc.get("audience"),
         redirect_uri=svc.get("redirect_uri", "http://127.0.0.1:8765/callback"),
+        consent_scope=svc.get("consent_scope"),
         timeout_s=float(svc.get("timeout_s", 10.0)),
         clients=dict(svc.get("clients", {})),
         secret_env=dict(svc.get("secrets", {})),

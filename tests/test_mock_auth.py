@@ -41,6 +41,7 @@ from conformance.mocks.faults import FaultSet, catalogue
 from conformance.mocks.launcher import ServerThread
 
 FILING = "registry.cto.aanbieden.verzoeken"
+STATUS = "registry.cto.aanbieden.status"  # the mock's second scope of the confidential client
 INQUIRY = "registry-inzage"
 AUD = "127.0.0.1:443/auth/oauth/v2/token"
 REDIRECT = "https://notary.example/callback"
@@ -86,7 +87,7 @@ def publisher(pki: TestPki) -> Iterator[tuple[str, dict[str, dict], list[str]]]:
 
 def make_config(pki: TestPki, jwks_base: str, **overrides: Any) -> AuthMockConfig:
     clients = {
-        CONF: ClientRegistration(CONF, "confidential", secret=SECRET, redirect_uris=(REDIRECT,), scopes=(FILING,)),
+        CONF: ClientRegistration(CONF, "confidential", secret=SECRET, redirect_uris=(REDIRECT,), scopes=(FILING, STATUS)),
         PUBLIC: ClientRegistration(PUBLIC, "public", redirect_uris=(REDIRECT,), scopes=(FILING,)),
     }
     for client_id, document in CC_DOCUMENTS.items():
@@ -857,6 +858,9 @@ FAULT_TABLE: list[tuple[str, Callable[[Env], Any], Any, Any]] = [
      TRICKY_STATE, TRICKY_STATE.replace("+", " ")),
     ("consent_not_remembered", lambda e: [e.authorize().pages, e.authorize().pages],
      [["login", "consent"], []], [["login", "consent"], ["consent"]]),
+    ("consent_per_client_only",
+     lambda e: [e.authorize().pages, e.authorize(scope=f"{FILING} {STATUS}").pages],
+     [["login", "consent"], ["consent"]], [["login", "consent"], []]),
     ("role_not_checked", lambda e: (lambda a: [a.param("error"), bool(a.code)])(e.authorize(user="medewerker")),
      ["access_denied", False], [None, True]),
     ("expires_in_not_3600", lambda e: [e.code_tokens()["expires_in"], _cc_body(e)["expires_in"]],

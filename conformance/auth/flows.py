@@ -65,6 +65,7 @@ class AuthTargets:
     # user ("default", "without_role") -> a login driver; empty when the profile cannot log in
     drivers: dict[str, Driver] = field(default_factory=dict, repr=False)
     clock: Clock | None = None
+    consent_scope: str | None = None  # a second scope of the confidential client (services.auth.consent_scope)
 
     def client(self, role: str) -> str:
         client_id = self.clients.get(role)

@@ -39,6 +39,7 @@ def build_targets(
         clients=clients,
         secrets=values,
         clock=clock,
+        consent_scope=service.consent_scope or info.get("consent_scope"),
     )
     pki_dir = info.get("pki_dir") or service.pki_dir
     if pki_dir:

@@ -66,6 +66,9 @@ _define("code.public_flow",
 _define("code.state_echoed",
         "The redirect carries `state` byte for byte as sent (with '+', '%', '/' and non-ASCII)",
         ("AUTH-2.redirect", "RFC6749-4.1.2"), MUST, CODE, proven_by=("state_mangled",))
+_define("code.consent_asked_for_new_scope",
+        "Consent is asked again when the client asks for a scope the user has not consented to",
+        ("AUTH-5.2", "AUTH-1.consent"), MUST, CODE, proven_by=("consent_per_client_only",))
 _define("code.consent_remembered",
         "Consent is asked once per client and scope: a second authorization needs no consent form",
         ("AUTH-5.2",), MUST, CODE, proven_by=("consent_not_remembered",))

@@ -147,7 +147,8 @@ def _after_login(mock: AuthMock, request: Request, pending: PendingRequest, user
         mock.drop_pending(pending)
         return _redirect(mock, pending.redirect_uri, pending.state, error="access_denied",
                          error_description="the user lacks the role this scope needs")
-    remembered = mock.consented(username, pending.client_id, pending.scope)
+    remembered = mock.consented(username, pending.client_id, pending.scope) or (
+        mock.on("auth.consent_per_client_only") and mock.consented(username, pending.client_id, None))
     if remembered and not mock.on("auth.consent_not_remembered"):
         return _issue_code(mock, pending, username)
     return _goto(request, CONSENT_PATH, pending)

@@ -40,6 +40,8 @@ AUTH_FAULTS: tuple[Fault, ...] = (
     _auth("response_type_not_checked", "any response_type (token, id_token) gets a code as if it were code"),
     _auth("state_mangled", "state comes back decoded and re-encoded differently ('+' becomes a space)"),
     _auth("consent_not_remembered", "the consent form is shown on every authorization"),
+    _auth("consent_per_client_only",
+          "consent is remembered per user and client, whatever the scope: a new scope is not asked for"),
     _auth("role_not_checked", "a user without the role Aanbieder M2M gets a code"),
     # an unrelated refusal: checks that start from an authorization are blocked, not passed
     _auth("authorize_unavailable",
