@@ -273,6 +273,10 @@ def _prepare_run(config: pytest.Config) -> RunState:
 
     state.deadline_s, state.deadline_at = deadline_of(config.getoption("max_duration"), profile.limits.run_deadline_s)
     state.shared_schedule = _runs_workers(config)  # one process keeps its schedule in memory (run_schedule)
+    from conformance.preflight import check_credentials  # a refused key or client secret: exit 2, once per run
+
+    check_credentials(profile, state.urls, state.secrets, [n for n in profile.services if _runs_suite(config, n)],
+                      lambda name: (run_schedule(state, name), _service_bounds(state, profile, name)))
     if comparing:  # the requests are built from the reference's samples: the vendor's are not used
         from conformance.compare.reference import prepare_reference
 
