@@ -49,6 +49,7 @@ _RECORDER = pytest.StashKey[Recorder]()
 _CLUSTER = pytest.StashKey[Any]()
 _REFERENCE_CLUSTER = pytest.StashKey[Any]()  # a comparison's reference mocks (conformance/compare/reference.py)
 _GATE = pytest.StashKey[Any]()
+_WAIVERS = pytest.StashKey[Any]()  # (file, waivers) or None
 _STOPPED = pytest.StashKey[tuple]()
 
 MARKERS = {
@@ -113,6 +114,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="compare with this profile's environment (suites/compare; `conformance compare`)")
     group.addoption("--compare-requests", action="append", default=[], metavar="HAR",
                     help="a comparison also replays this HAR's GET requests (repeatable)")
+    group.addoption("--waivers", default=None, metavar="FILE",
+                    help="accepted deviations (default: the profile's [run] waivers; conformance/reporting/waivers.py)")
 
 
 # --------------------------------------------------------------------------- configure
@@ -154,7 +157,8 @@ def pytest_configure(config: pytest.Config) -> None:
         summary.reference = {"profile": state.reference["name"], "url": state.reference["url"]}
     summary.sample_regressions = dict(state.sample_regressions)
     summary.unobserved = [_SERVICE_TITLES.get(name, name) for name in state.unobserved]
-    config.pluginmanager.register(_SummaryCollector(summary, Path(state.report_dir)), "conformance-summary")
+    config.pluginmanager.register(_SummaryCollector(summary, Path(state.report_dir), config.stash.get(_WAIVERS, None)),
+                                  "conformance-summary")
     _watch_response_schemas(config, state, "main")
     _gate_stops(config, state)
     if config.pluginmanager.hasplugin("xdist"):
@@ -216,6 +220,10 @@ def _is_conformance_run(config: pytest.Config) -> bool:
 
 def _prepare_run(config: pytest.Config) -> RunState:
     profile = load_profile(config.getoption("profile"))
+    from conformance.reporting.waivers import run_waivers
+
+    # A malformed waivers file: exit 2 naming it, before anything starts.
+    config.stash[_WAIVERS] = run_waivers(profile.waivers, config.getoption("waivers"))
     fault_set = fault_catalogue.resolve(config.getoption("mock_fault"))
     if fault_set.names and not profile.uses_mock:
         raise ConfigError(f"--mock-fault needs a profile that starts mock servers; {profile.name} starts none")
@@ -273,7 +281,8 @@ def _prepare_run(config: pytest.Config) -> RunState:
 
     state.deadline_s, state.deadline_at = deadline_of(config.getoption("max_duration"), profile.limits.run_deadline_s)
     state.shared_schedule = _runs_workers(config)  # one process keeps its schedule in memory (run_schedule)
-    from conformance.preflight import check_credentials  # a refused key or client secret: exit 2, once per run
+    # A refused key or client secret: exit 2 naming it, once per run (the controller only).
+    from conformance.preflight import check_credentials
 
     check_credentials(profile, state.urls, state.secrets, [n for n in profile.services if _runs_suite(config, n)],
                       lambda name: (run_schedule(state, name), _service_bounds(state, profile, name)))
@@ -1006,9 +1015,10 @@ def _full(text: str) -> str:
 class _SummaryCollector:
     """Registered in the controller only: gathers entries from local and xdist reports."""
 
-    def __init__(self, summary: Summary, report_dir: Path) -> None:
+    def __init__(self, summary: Summary, report_dir: Path, waivers: tuple[str, list[Any]] | None = None) -> None:
         self.summary = summary
         self.report_dir = report_dir
+        self.waivers = waivers
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         raw = getattr(report, "conformance_entry", None)
@@ -1023,6 +1033,11 @@ class _SummaryCollector:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.waivers is not None:  # accepted deviations: failed -> waived, before the verdict
+            from conformance.reporting import waivers
+
+            self.summary.waivers = {"file": self.waivers[0],
+                                    "warnings": waivers.apply(self.summary.entries, self.waivers[1])}
         self.summary.write(self.report_dir)
         from conformance.passive.har import TrafficLog
 
