@@ -134,7 +134,8 @@ def apply(entries: list[Any], waivers: list[Waiver], today: date | None = None) 
         matched = [e for e in entries if waiver.matches(e.check, e.test)]
         failed = [e for e in matched if e.outcome == "failed"]
         if waiver.until < today:
-            counted = f": {len(failed)} failure{'s' * (len(failed) != 1)} count again" if failed else ""
+            counted = (": 1 failure counts again" if len(failed) == 1 else f": {len(failed)} failures count again") \
+                if failed else ""
             warnings.append(f"{waiver.label()} expired on {waiver.until.isoformat()} and no longer waives{counted}")
             continue
         for entry in failed:
