@@ -104,6 +104,10 @@ def test_conformance_waive_writes_a_file_that_waives_the_same_run(tmp_path: Path
     diff = cli("diff", str(tmp_path / "r1"), str(tmp_path / "r2"))
     assert diff.returncode == 0 and "WAIVED (failed, waived: accepted deviations): 1" in diff.stdout
     assert f"{CHECK}  failed -> waived" in diff.stdout
+    table = cli("matrix", str(tmp_path / "r1"), str(tmp_path / "r2"), "--out", str(tmp_path / "env"))
+    assert table.returncode == 1  # the run without waivers does not conform
+    row = next(ln for ln in (tmp_path / "env" / "environments.md").read_text().splitlines() if "`SOAP11-6.2`" in ln)
+    assert row.endswith("| **failed** | waived |"), row
 
 
 def test_waive_refuses_a_date_that_is_not_one(tmp_path: Path) -> None:
