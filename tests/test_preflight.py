@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -83,3 +84,16 @@ def test_accepted_credentials_run_as_before(deployment, tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     outcomes = {e["check"]: e["outcome"] for e in json.loads((tmp_path / "r" / "summary.json").read_text())["checks"]}
     assert outcomes == {"address.auth.valid_key_served": "passed", "auth.code.confidential_flow": "passed"}
+
+
+def test_a_client_key_the_server_does_not_know_is_exit_2_naming_its_key(deployment, tmp_path: Path) -> None:
+    profile, secrets = deployment
+    other = tmp_path / "other-pki"
+    made = subprocess.run([*CLI, "pki", "init", "--out", str(other)], capture_output=True, text=True, timeout=120,
+                          cwd=REPO_ROOT)
+    assert made.returncode == 0, made.stderr
+    text = re.sub(r'pki_dir = ".*"', f'pki_dir = "{other}"', profile.read_text())
+    (tmp_path / "p.toml").write_text(text)
+    result = run(tmp_path / "p.toml", secrets, tmp_path / "r", "--suite", "auth", "--check", "auth.code.confidential_flow")
+    assert_config_error(result, tmp_path / "r", "services.auth.keys.pki_dir", "client-credentials key")
+    assert "invalid_client" in result.stderr

@@ -160,7 +160,10 @@ def verdict_in_numbers(summary: dict[str, Any]) -> str:
         parts.append(f"{unjudged} MUST check{'s' * (unjudged != 1)} blocked (not judged)")
     if not parts:
         passed = checks(("passed",), None)
-        parts.append(f"all {passed} judged checks passed" if passed else "no check was judged")
+        if waived:  # not "all passed": some failed, and are waived
+            parts.append(f"{passed} check{'s' * (passed != 1)} passed")
+        else:
+            parts.append(f"all {passed} judged checks passed" if passed else "no check was judged")
     if warnings:
         parts.append(f"{warnings} warning{'s' * (warnings != 1)}")
     if waived:
