@@ -143,3 +143,21 @@ def test_a_waiver_for_one_case_waives_that_case_only() -> None:
     assert summary.exit_code() == 1 and summary.by_requirement()["R"]["verdict"] == "failed"
     entries[0].outcome = "passed"
     assert summary.exit_code() == 0 and summary.by_requirement()["R"]["verdict"] == "waived"
+
+
+def test_the_starting_file_names_each_failed_case_literally(tmp_path: Path) -> None:
+    from conformance.reporting.waivers import starting_file
+
+    tests = ["s.py::test_a[page-1]", "s.py::test_a[q[0]*]", "s.py::test_b"]
+    summary = {"profile": "p", "checks": [
+        {"check": "soap.fault.http_500", "test": tests[0], "outcome": "failed"},
+        {"check": "soap.fault.http_500", "test": tests[1], "outcome": "failed"},
+        {"check": "soap.response.status_ok", "test": tests[2], "outcome": "failed"},
+        {"check": "soap.response.status_ok", "test": "s.py::test_c", "outcome": "passed"}]}
+    text, count = starting_file(summary, reason="ok", until=date(2099, 1, 1), reference=None)
+    (tmp_path / "w.toml").write_text(text)
+    waivers = load(tmp_path / "w.toml")
+    assert count == 3 and [w.case for w in waivers] == ["page-1", "q[[]0[]][*]", ""]
+    assert waivers[1].matches("soap.fault.http_500", tests[1]) and not waivers[1].matches("soap.fault.http_500",
+                                                                                          "s.py::test_a[q[0]x]")
+    assert waivers[2].matches("soap.response.status_ok", "s.py::test_c")  # no case: every case of the check
