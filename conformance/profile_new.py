@@ -144,6 +144,11 @@ negative = false                      # invalid input on purpose
 # seed = 12345
 # stateful_steps = 6
 
+# The run's accepted deviations (README "Waivers"): [[waiver]] tables in a file, relative
+# to this profile; `conformance waive RUN_DIR` writes a first one from a run's failures.
+[run]
+# waivers = "waivers.toml"
+
 # `conformance compare --profile THIS --reference production`: what is never reported as a
 # difference (JSON path patterns as findings write them; header names), and how many
 # generated requests per operation join the scenario requests.

@@ -292,6 +292,12 @@ PROFILE_SCHEMA: dict[str, Any] = {
                 "stateful_steps": {"type": "integer", "minimum": 1},
             },
         },
+        # The run itself: the accepted deviations (a waivers file, relative to the profile).
+        "run": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {"waivers": {"type": "string", "minLength": 1}},
+        },
         # `conformance compare` (conformance/compare): what is never reported as a difference.
         "compare": {
             "type": "object",
@@ -458,6 +464,7 @@ class Profile:
     safety: Safety
     fuzz: FuzzSettings
     compare: CompareSettings = CompareSettings()
+    waivers: str | None = None  # [run] waivers: the accepted deviations file (resolved; read at run start)
 
     @property
     def services(self) -> dict[str, AddressService | SoapService | AuthService]:
@@ -599,6 +606,7 @@ def _build(raw: dict[str, Any], path: Path) -> Profile:
             ignore_headers=tuple(h.lower() for h in raw.get("compare", {}).get("ignore", {}).get("headers", ())),
             generated_per_operation=raw.get("compare", {}).get("generated_per_operation", 5),
         ),
+        waivers=str((path.parent / raw["run"]["waivers"]).resolve()) if "waivers" in raw.get("run", {}) else None,
     )
 
 

@@ -79,6 +79,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="compare with this profile's environment (suites/compare; `conformance compare`)")
     group.addoption("--compare-requests", action="append", default=[], metavar="HAR",
                     help="a comparison also replays this HAR's GET requests (repeatable)")
+    group.addoption("--waivers", default=None, metavar="FILE",
+                    help="accepted deviations (default: the profile's [run] waivers; conformance/reporting/waivers.py)")
 
 
 # --------------------------------------------------------------------------- configure
@@ -108,9 +110,18 @@ def pytest_configure(config: pytest.Config) -> None:
         profile = load_profile(config.getoption("profile"))
         report_dir = Path(config.getoption("report_dir") or setup.default_report_dir(profile.name)).resolve()
         where = (profile.name, report_dir)
+        from conformance.reporting.waivers import run_waivers
+
+        waivers = run_waivers(profile.waivers, config.getoption("waivers"))  # a malformed file: exit 2, now
         config.stash[_STARTED] = started = {}
         state = setup.prepare_run(config, profile, report_dir, started)
         run = _start_process(config, state, cluster=started.get("cluster"))
+        if not state.traffic:  # a refused key or client secret: exit 2 naming it, once per run
+            from conformance.preflight import check_credentials
+
+            check_credentials(profile, state.urls, state.secrets,
+                              [name for name in profile.services if setup.runs_suite(config, name)],
+                              lambda name: (run.schedule(name), run.bounds(name)))
         if setup.needs_sample_validation(config, profile, state):
             setup.validate_samples(profile, state, run)
     except HarnessError as exc:
@@ -125,7 +136,7 @@ def pytest_configure(config: pytest.Config) -> None:
         summary.reference = {"profile": state.reference["name"], "url": state.reference["url"]}
     summary.sample_regressions = dict(state.sample_regressions)
     summary.unobserved = [SERVICE_TITLES.get(name, name) for name in state.unobserved]
-    config.pluginmanager.register(outcomes.SummaryCollector(summary, Path(state.report_dir)), "conformance-summary")
+    config.pluginmanager.register(outcomes.SummaryCollector(summary, Path(state.report_dir), waivers), "conformance-summary")
     _watch_response_schemas(config, state, "main")
     _gate_stops(config, state)
     if config.pluginmanager.hasplugin("xdist"):

@@ -139,9 +139,10 @@ def _full(text: str) -> str:
 class SummaryCollector:
     """Registered in the controller only: gathers entries from local and xdist reports."""
 
-    def __init__(self, summary: Summary, report_dir: Path) -> None:
+    def __init__(self, summary: Summary, report_dir: Path, waivers: tuple[str, list[Any]] | None = None) -> None:
         self.summary = summary
         self.report_dir = report_dir
+        self.waivers = waivers
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         raw = getattr(report, "conformance_entry", None)
@@ -156,6 +157,11 @@ class SummaryCollector:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.waivers is not None:  # accepted deviations: failed -> waived, before the verdict
+            from conformance.reporting import waivers
+
+            self.summary.waivers = {"file": self.waivers[0],
+                                    "warnings": waivers.apply(self.summary.entries, self.waivers[1])}
         self.summary.write(self.report_dir)
         from conformance.passive.har import TrafficLog
 

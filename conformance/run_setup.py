@@ -144,7 +144,7 @@ def prepare_run(config: pytest.Config, profile: Profile, report_dir: Path, start
 def needs_sample_validation(config: pytest.Config, profile: Profile, state: RunState) -> bool:
     address = profile.address
     return bool(address is not None and address.samples and address.verify_samples and "address" in state.urls
-                and not state.reference and _runs_suite(config, "address"))
+                and not state.reference and runs_suite(config, "address"))
 
 
 def prepare_passive(config: pytest.Config, profile: Profile, report_dir: Path) -> RunState:
@@ -172,7 +172,7 @@ def prepare_passive(config: pytest.Config, profile: Profile, report_dir: Path) -
     return state
 
 
-def _runs_suite(config: pytest.Config, suite: str) -> bool:
+def runs_suite(config: pytest.Config, suite: str) -> bool:
     target = SUITES_DIR / suite
     args = [Path(a.split("::")[0]).resolve() for a in config.args] or [Path.cwd()]
     return any(a == target or target in a.parents or a in target.parents for a in args)

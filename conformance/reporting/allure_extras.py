@@ -14,7 +14,8 @@ for serial and xdist runs and can be redone later for an old run:
   shows in the report without adding a test to the totals;
 * matrix.json and matrix.md next to summary.json;
 * the statuses Allure shows, aligned with the verdict (`align_statuses`: a blocked MUST check
-  is "broken", every skip labelled with why), and the report's name (`report_title`).
+  is "broken", every skip labelled with why; a waived failure is skipped with its waiver,
+  conformance/reporting/waivers.py), and the report's name (`report_title`).
 
 History: Allure 3 keeps it in a JSONL file (`historyPath` in its config): each `generate`
 reads the earlier points and appends one. `carry_history` copies the previous run's file
@@ -61,6 +62,10 @@ CATEGORIES: list[dict[str, Any]] = [
      "description": "The API breaks a requirement the spec states: the run fails (exit 1)."},
     {"name": "Warnings (SHOULD failures)", "matchedStatuses": ["failed"], "labels": {"tag": "^SHOULD$"},
      "description": "The API departs from public behaviour where the spec is silent."},
+    {"name": "Waived failures (accepted deviations)", "matchedStatuses": ["skipped"],
+     "messageRegex": r"failed, waived [\s\S]*",
+     "description": "A check failed and a waiver of the run accepts the deviation until its date (reason, "
+                    "ticket and date in the message): no failure for the exit code. README \"Waivers\"."},
     {"name": "Blocked (could not judge)", "matchedStatuses": ["skipped"], "messageRegex": r"[\s\S]*blocked: [\s\S]*",
      "description": "A precondition failed (the flow, sample or control request the check starts from): "
                     "the rule was not judged. See the run's root causes."},
@@ -147,6 +152,7 @@ def verdict_in_numbers(summary: dict[str, Any]) -> str:
 
     failed, unjudged = checks(("failed",)), checks(("blocked", "error"))
     warnings = checks(("failed",), "SHOULD")
+    waived = checks(("waived",), None)
     parts = []
     if failed:
         parts.append(f"{failed} MUST check{'s' * (failed != 1)} failed")
@@ -154,9 +160,14 @@ def verdict_in_numbers(summary: dict[str, Any]) -> str:
         parts.append(f"{unjudged} MUST check{'s' * (unjudged != 1)} blocked (not judged)")
     if not parts:
         passed = checks(("passed",), None)
-        parts.append(f"all {passed} judged checks passed" if passed else "no check was judged")
+        if waived:  # not "all passed": some failed, and are waived
+            parts.append(f"{passed} check{'s' * (passed != 1)} passed")
+        else:
+            parts.append(f"all {passed} judged checks passed" if passed else "no check was judged")
     if warnings:
         parts.append(f"{warnings} warning{'s' * (warnings != 1)}")
+    if waived:
+        parts.append(f"{waived} failed, waived")
     return ", ".join(parts)
 
 
@@ -196,6 +207,9 @@ def _write_run_extras(report_dir: Path, summary: dict[str, Any] | None) -> None:
         (results / "executor.json").write_text(json.dumps(executor, indent=2) + "\n")
     (results / "categories.json").write_text(json.dumps(CATEGORIES, indent=2) + "\n")
     align_statuses(results)
+    from conformance.reporting.waivers import mark_allure_results
+
+    mark_allure_results(results, summary)
     _write_matrix_attachments(results, summary, rows)
 
 

@@ -42,6 +42,9 @@ def verdict_lines(summary: dict[str, Any], report_dir: Path) -> list[str]:
     observed = [e for e in summary["checks"] if e["outcome"] == "observation"]
     for entry in observed[:20]:
         lines.append(f"  OBS  {entry['check']}: {_short(entry['value'], 120)}")
+    from conformance.reporting.waivers import console_lines
+
+    lines += console_lines(summary)  # waived failures, and the waivers' warnings
     if summary.get("verdict_reason"):
         lines.append(summary["verdict_reason"])
     text = summary.get("verdict_text") or summary["verdict"]

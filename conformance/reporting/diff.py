@@ -6,7 +6,9 @@ another too has regressed:
 
 * regressed: passed or observed before, failed or broken now (any severity);
 * newly failing: a MUST check failing now that was not failing before (new, or skipped);
-* fixed, new and removed checks, changed observation values, other outcome changes.
+* fixed, new and removed checks, changed observation values, other outcome changes;
+* waived: failing now, with a waiver accepting it ("failed, waived"), and not waived before
+  (a waived case that fails again once its waiver expired is newly failing).
 
 Something regressed when either of the first two lists is non-empty: exit 1.
 """
@@ -42,6 +44,7 @@ class RunDiff:
     new: list[Change] = field(default_factory=list)
     removed: list[Change] = field(default_factory=list)
     observations: list[Change] = field(default_factory=list)
+    waived: list[Change] = field(default_factory=list)
     other: list[Change] = field(default_factory=list)
 
     @property
@@ -86,7 +89,9 @@ def compare(old: dict[str, Any], new: dict[str, Any]) -> RunDiff:
             diff.regressed.append(change)
         elif b["outcome"] in _BAD and old_outcome not in _BAD and b["severity"] == "MUST":
             diff.newly_failing.append(change)
-        elif old_outcome in _BAD and b["outcome"] in _GOOD:
+        elif b["outcome"] == "waived" and old_outcome != "waived":
+            diff.waived.append(change)
+        elif old_outcome in (*_BAD, "waived") and b["outcome"] in _GOOD:
             diff.fixed.append(Change(name, b["severity"], old_outcome, b["outcome"]))
         elif a is None:
             continue
@@ -134,7 +139,8 @@ def render(diff: RunDiff, old: dict[str, Any], new: dict[str, Any], old_name: st
     sections = (
         ("REGRESSED (pass -> fail)", diff.regressed), ("NEWLY FAILING MUST checks", diff.newly_failing),
         ("FIXED (fail -> pass)", diff.fixed), ("NEW checks", diff.new), ("REMOVED checks", diff.removed),
-        ("CHANGED observations", diff.observations), ("OTHER outcome changes", diff.other),
+        ("CHANGED observations", diff.observations), ("WAIVED (failed, waived: accepted deviations)", diff.waived),
+        ("OTHER outcome changes", diff.other),
     )
     for title, changes in sections:
         lines.append(f"{title}: {len(changes)}")

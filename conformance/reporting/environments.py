@@ -177,7 +177,7 @@ def render_markdown(table: Table) -> str:
     return "\n".join(lines) + "\n"
 
 
-_COLOURS = {"failed": "#f8c4c4", "warning": "#ffe3a3", "blocked": "#e3d2ff", "passed": "#cdeccd",
+_COLOURS = {"failed": "#f8c4c4", "warning": "#ffe3a3", "blocked": "#e3d2ff", "waived": "#eedcc8", "passed": "#cdeccd",
             "observed": "#d3e6fa", "not tested": "#eeeeee"}
 _EXIT_COLOURS = {ExitCode.OK: "#cdeccd", ExitCode.MUST_FAILED: "#f8c4c4", ExitCode.UNREACHABLE: "#ffe3a3",
                  ExitCode.COULD_NOT_JUDGE: "#e3d2ff", ExitCode.USAGE: "#e3d2ff"}

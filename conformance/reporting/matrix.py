@@ -6,8 +6,9 @@ run). This module joins summary.json with the requirement catalogue and writes m
 and matrix.md next to summary.json.
 
 Verdicts: failed (a MUST check failed), warning (a SHOULD check did), blocked (a MUST check
-could not judge: a precondition failed or the check broke), passed, observed (only measured,
-with the values), not tested (with the reason).
+could not judge: a precondition failed or the check broke), waived (a check failed, and a
+waiver of the run accepts it: conformance/reporting/waivers.py), passed, observed (only
+measured, with the values), not tested (with the reason).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any, Protocol
 from conformance.reporting.summary import NOT_JUDGED, RANK
 from conformance.requirements import Requirement, checks_index, load_requirements
 
-VERDICTS = ("failed", "warning", "blocked", "passed", "observed", "not tested")
+VERDICTS = ("failed", "warning", "blocked", "waived", "passed", "observed", "not tested")
 API_TITLES = {
     "address": "Address API (specification 000)",
     "auth": "Authorization server (specification 001, part a)",
@@ -114,6 +115,9 @@ def _verdict(checks: list[dict[str, Any]], suites_run: set[str], passive: bool =
     not_judged = [c for c in checks if c["outcome"] in NOT_JUDGED and c["severity"] == "MUST"]
     if not_judged:
         return "blocked", "; ".join(f"{c['check']} {c['outcome']}: {c['reason']}" for c in not_judged)
+    waived = [c for c in checks if c["outcome"] == "waived"]
+    if waived:  # the reason says "failed, waived (why; ticket; until date): ..."
+        return "waived", "; ".join(f"{c['check']}: {c['reason']}" for c in waived)
     failing = [c for c in checks if c["outcome"] in NOT_JUDGED]
     outcomes = {c["outcome"] for c in checks}
     if "passed" in outcomes:
@@ -204,7 +208,7 @@ def _md_verdict(verdict: str) -> str:
     return f"**{verdict}**" if verdict in ("failed", "warning", "blocked") else verdict
 
 
-_COLOURS = {"failed": "#fdd", "warning": "#ffe9b3", "blocked": "#e8d9ff", "passed": "#dfd", "observed": "#def", "not tested": "#eee"}
+_COLOURS = {"failed": "#fdd", "warning": "#ffe9b3", "blocked": "#e8d9ff", "waived": "#f3e6d8", "passed": "#dfd", "observed": "#def", "not tested": "#eee"}
 
 
 def render_html(summary: dict[str, Any], rows: list[dict[str, Any]]) -> str:

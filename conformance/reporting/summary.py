@@ -9,7 +9,9 @@ The outcome model (one place; matrix, diff and console read it from here):
 * error -- the check broke with something other than a finding (a harness problem);
 * not_applicable -- the check does not apply to this deployment or profile;
 * skipped -- the profile's safety switches forbid it;
-* observation -- a measured value the spec leaves open (never a failure, whatever it saw).
+* observation -- a measured value the spec leaves open (never a failure, whatever it saw);
+* waived -- failed, but a waiver of the run accepts the deviation until its date
+  (conformance/reporting/waivers.py): no failure for the exit code, reported with its reason.
 
 The verdict -- and so the exit code -- follows the severities: a failed MUST check means
 "does not conform" (1); otherwise a blocked or broken MUST check means "could not judge"
@@ -31,14 +33,14 @@ from typing import Any
 
 from conformance.errors import ExitCode
 
-OUTCOMES = ("passed", "failed", "blocked", "error", "not_applicable", "skipped", "observation")
+OUTCOMES = ("passed", "failed", "blocked", "error", "not_applicable", "skipped", "observation", "waived")
 # Which outcome a check with several reports (subtests, parameters) keeps: the worst.
 RANK = {"not run": -1, "skipped": 0, "not_applicable": 1, "passed": 2, "observation": 3, "blocked": 4,
-        "failed": 5, "error": 6}
+        "waived": 4.5, "failed": 5, "error": 6}
 # Outcomes of a check that did not judge its rule, or judged it against the server.
 NOT_JUDGED = ("blocked", "error")
 # Outcomes of a check that executed: it sent its requests (or read recorded traffic).
-EXECUTED = ("passed", "failed", "blocked", "error", "observation")
+EXECUTED = ("passed", "failed", "blocked", "error", "observation", "waived")
 BAD = ("failed", "error")
 VERDICT_TEXT = {
     ExitCode.OK: "conforms",
@@ -69,6 +71,8 @@ class Entry:
     # Not run to its end because the run stopped (its deadline, a signal) or its service's
     # circuit breaker tripped: the reason, the same for every check it stopped.
     stop: str | None = None
+    # The waiver that accepted this failure (outcome `waived`): check, reason, reference, until.
+    waiver: dict[str, Any] | None = None
 
 
 @dataclass
@@ -91,6 +95,8 @@ class Summary:
     # A passive run: the services of the profile the traffic holds no exchange of (their
     # checks judged nothing, so the run cannot say they conform).
     unobserved: list[str] = field(default_factory=list)
+    # The run's waivers file and what it warns of (expired, no longer needed).
+    waivers: dict[str, Any] = field(default_factory=dict)
 
     def add(self, entry: Entry) -> None:
         """One entry per (check, test): a repeated report keeps the worse outcome."""
@@ -143,7 +149,8 @@ class Summary:
     def by_requirement(self) -> dict[str, dict[str, Any]]:
         """Each requirement id with its checks' outcomes and one verdict:
         failed (a MUST check failed), warning (a SHOULD check failed), blocked (a MUST
-        check could not judge), passed, observed, or not tested (nothing judged it)."""
+        check could not judge), waived (a failure a waiver accepts), passed, observed, or not
+        tested (nothing judged it)."""
         rollup: dict[str, dict[str, Any]] = {}
         for e in self.entries:
             for req in e.requirements:
@@ -161,6 +168,8 @@ class Summary:
                 item["verdict"] = "warning"
             elif any(sev == "MUST" and out in NOT_JUDGED for sev, out in failing):
                 item["verdict"] = "blocked"
+            elif item["waived"]:
+                item["verdict"] = "waived"
             elif item["passed"]:
                 item["verdict"] = "passed"
             elif item["observation"]:
@@ -234,6 +243,7 @@ class Summary:
             **({"reference": self.reference} if self.reference else {}),
             "sample_regressions": self.sample_regressions,
             "unobserved": self.unobserved,
+            "waivers": self.waivers,
             "stops": self.stops(),
             "counts": self.counts(),
             "root_causes": self.root_causes(),
