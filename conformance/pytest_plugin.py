@@ -8,10 +8,11 @@ Responsibilities, in order of a run:
      and links, and is skipped when the profile's safety switches forbid it;
   3. each test: exchanges are recorded (redacted) and attached; its outcome becomes a
      summary entry (the outcome model is in conformance/reporting/summary.py): a Finding is
-     `failed`, `Blocked` is `blocked`, NotApplicable is `not_applicable` (both reported to
-     pytest, JUnit and Allure as skipped, with the reason prefixed "blocked:" or "not
-     applicable:"), a safety switch is `skipped`, an observation check's value (or what it
-     found) is `observation`;
+     `failed`, `Blocked` is `blocked`, NotApplicable is `not_applicable`, NotJudged (missing
+     material, a spent budget) and a safety switch are `not_judged` (all three reported to
+     pytest, JUnit and Allure as skipped, with the reason prefixed "blocked:", "not
+     applicable:" or "not judged:"), an observation check's value (or what it found) is
+     `observation`;
   4. session end (controller): summary.json, root causes, the verdict, and the exit code.
 """
 
@@ -31,7 +32,7 @@ import pytest
 from conformance.auth.login import LoginError
 from conformance.checks.finding import Blocked, Finding
 from conformance.checks.registry import Severity, check_by_id
-from conformance.errors import ConfigError, ExitCode, HarnessError, NotApplicable, UnreachableError
+from conformance.errors import ConfigError, ExitCode, HarnessError, NotApplicable, NotJudged, UnreachableError
 from conformance.http.address import AddressApi
 from conformance.http.client import Recorder, probe
 from conformance.http.redaction import Redactor
@@ -41,7 +42,7 @@ from conformance.paths import SUITES_DIR, reports_dir
 from conformance.profiles import Profile, load_profile, read_secret
 from conformance.reporting import allure as allure_adapter
 from conformance.reporting.summary import Entry, Summary
-from conformance.xdist_order import spread_slow_first
+from conformance.xdist_order import by_severity, spread_slow_first
 
 _STATE = pytest.StashKey["RunState"]()
 _REPORT_DIR = pytest.StashKey[tuple]()
@@ -113,6 +114,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="compare with this profile's environment (suites/compare; `conformance compare`)")
     group.addoption("--compare-requests", action="append", default=[], metavar="HAR",
                     help="a comparison also replays this HAR's GET requests (repeatable)")
+    group.addoption("--require-coverage", action="store_true", default=False,
+                    help="a MUST check not judged (missing material, budget, a safety switch) makes the run exit 4")
 
 
 # --------------------------------------------------------------------------- configure
@@ -418,9 +421,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     profile = load_profile(state.profile_ref)
     switches = {
-        "negative": (profile.safety.negative, "sends invalid input"),
-        "flood": (profile.safety.flood, "exceeds rate limits on purpose"),
-        "fuzz": (profile.safety.fuzz, "fuzzes"),
+        "negative": (profile.safety.negative, "send invalid input"),
+        "flood": (profile.safety.flood, "exceed rate limits on purpose"),
+        "fuzz": (profile.safety.fuzz, "fuzz"),
         # The mock has a clock to move; elsewhere lifetimes take real minutes to days.
         # Instant with the mock's clock or the environment's own clock hook.
         "waits": (profile.safety.waits or (profile.auth is not None and (profile.auth.mock or bool(profile.auth.clock))),
@@ -444,14 +447,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         allure_adapter.label_item(item, check)
         for marker, (allowed, what) in switches.items():
             if item.get_closest_marker(marker) and not allowed:
-                item.add_marker(pytest.mark.skip(reason=f"profile {profile.name} forbids checks that {what}"))
+                # Not judged, not "not applicable": the rule applies, the profile chose not to judge it.
+                item.stash[_NOT_JUDGED] = ("not_judged", f"safety.{marker} = false")
+                item.add_marker(pytest.mark.skip(reason=f"not judged: profile {profile.name} forbids checks that "
+                                                        f"{what} (safety.{marker} = false)"))
+                break
         if item.get_closest_marker("mock_only") and not profile.uses_mock:
             item.add_marker(pytest.mark.skip(reason="needs control of the local mock"))
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = [item for item in items if item not in deselected]
+    if profile.limits.request_budget or profile.limits.daily_quota_reserve:
+        items[:] = by_severity(items, lambda item: _severity_of(item))  # a budget is spent on MUST checks first
     workers = int(getattr(config, "workerinput", {}).get("workercount", 0))
     items[:] = spread_slow_first(items, workers, lambda item: item.get_closest_marker("fuzz") is not None)
+
+
+def _severity_of(item: pytest.Item) -> str | None:
+    check_id = item.stash.get(_CHECK_ID, None)
+    return str(check_by_id(check_id).severity) if check_id else None
 
 
 def _wanted_checks(patterns: list[str]) -> set[str] | None:
@@ -812,7 +826,7 @@ def pytest_runtest_setup(item: pytest.Item):
         return (yield)
     try:
         return (yield)
-    except (NotApplicable, Blocked) as exc:  # a fixture found no sample, or its flow failed
+    except (NotApplicable, NotJudged, Blocked) as exc:  # a fixture found no sample, or its flow failed
         _not_judged(item, exc)
     except LoginError as exc:
         _not_judged(item, _login_blocked(exc))
@@ -825,7 +839,7 @@ def pytest_runtest_call(item: pytest.Item):
         return (yield)
     try:
         return (yield)
-    except (NotApplicable, Blocked) as exc:
+    except (NotApplicable, NotJudged, Blocked) as exc:
         _not_judged(item, exc)
     except LoginError as exc:
         _not_judged(item, _login_blocked(exc))
@@ -871,14 +885,18 @@ def _login_blocked(exc: Exception) -> Blocked:
     return Blocked("a login through the profile's login driver", f"login: {exc}")
 
 
-def _not_judged(item: pytest.Item, exc: NotApplicable | Blocked) -> None:
-    """Report a blocked or not-applicable check to pytest (and so JUnit and Allure) as skipped."""
+def _not_judged(item: pytest.Item, exc: NotApplicable | NotJudged | Blocked) -> None:
+    """Report a blocked, not-judged or not-applicable check to pytest (and so JUnit and
+    Allure) as skipped, its reason prefixed with which."""
     if isinstance(exc, Blocked):
         item.stash[_NOT_JUDGED] = ("blocked", exc.cause)
         if isinstance(exc, Stopped):
             item.stash[_STOPPED] = (exc.stop, exc.unreachable)
         allure_adapter.tag_cause(exc.cause)
         pytest.skip(f"blocked: {exc}")
+    if isinstance(exc, NotJudged):
+        item.stash[_NOT_JUDGED] = ("not_judged", exc.what)  # the coverage line groups by `what`
+        pytest.skip(f"not judged: {exc}")
     item.stash[_NOT_JUDGED] = ("not_applicable", None)
     pytest.skip(f"not applicable: {exc}")
 
@@ -922,10 +940,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         # subtests report here, past the call wrapper's own conversion).
         entry.outcome, entry.value = "observation", {"finding": _failure_reason(call.excinfo)}
         report.outcome, report.longrepr = "passed", None
-    elif report.failed and call.excinfo is not None and _only(call.excinfo.value, NotApplicable):
+    elif report.failed and call.excinfo is not None and _only(call.excinfo.value, NotJudged | NotApplicable):
         # Raised inside a schemathesis subtest (the request budget ran out mid-fuzzing).
-        entry.outcome, entry.reason = "not_applicable", _failure_reason(call.excinfo)
-        report.outcome, report.longrepr = "skipped", (str(item.path), 0, f"not applicable: {entry.reason}")
+        leaves = _flatten(call.excinfo.value)
+        judged = [e for e in leaves if isinstance(e, NotJudged)]
+        entry.outcome = "not_judged" if judged else "not_applicable"
+        entry.cause = judged[0].what if judged else None
+        entry.reason = _failure_reason(call.excinfo)
+        report.outcome, report.longrepr = "skipped", (str(item.path), 0,
+                                                      f"{entry.outcome.replace('_', ' ')}: {entry.reason}")
     elif report.failed:
         excinfo = call.excinfo
         is_finding = excinfo is not None and _is_finding(excinfo.value)
@@ -953,16 +976,16 @@ def _skip_reason(report: pytest.TestReport) -> str:
         text = str(longrepr[2]).removeprefix("Skipped: ")
     else:
         text = _full(str(longrepr))
-    return text.removeprefix("blocked: ").removeprefix("not applicable: ")
+    return text.removeprefix("blocked: ").removeprefix("not applicable: ").removeprefix("not judged: ")
 
 
 def _is_finding(exc: BaseException) -> bool:
     """A conformance finding: an AssertionError, or a group (schemathesis) of them; cases a
-    spent request budget stopped (NotApplicable) may be among them."""
+    spent request budget stopped (NotJudged) may be among them."""
     if isinstance(exc, BaseExceptionGroup):
         flat = _flatten(exc)
         return any(isinstance(e, AssertionError) for e in flat) and \
-            all(isinstance(e, AssertionError | NotApplicable | Blocked) for e in flat)
+            all(isinstance(e, AssertionError | NotJudged | NotApplicable | Blocked) for e in flat)
     return isinstance(exc, AssertionError)
 
 
@@ -1005,6 +1028,9 @@ class _SummaryCollector:
     def __init__(self, summary: Summary, report_dir: Path) -> None:
         self.summary = summary
         self.report_dir = report_dir
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self.summary.require_coverage = bool(session.config.getoption("require_coverage"))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         raw = getattr(report, "conformance_entry", None)

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from conformance.checks.finding import Blocked
-from conformance.errors import NotApplicable, UnreachableError
+from conformance.errors import NotJudged, UnreachableError
 from conformance.http import limits as bounds
 from conformance.http.concurrency import Slots
 from conformance.http.exchange import Exchange, Headers
@@ -41,8 +41,12 @@ PACED_SHARE = 0.97
 MAX_RETRY_WAIT_S = 60
 
 
-class BudgetExhausted(NotApplicable):
-    """The profile's request budget, or its daily-quota reserve, is used up."""
+class BudgetExhausted(NotJudged):
+    """The profile's request budget, or its daily-quota reserve, is used up: the checks left
+    are not judged (the rule applies; the run could not afford to judge it)."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(what, "raise limits.request_budget or limits.daily_quota_reserve, or run again when the quota renews")
 
 
 @dataclass

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 from conformance.checks.finding import Finding
-from conformance.errors import NotApplicable
+from conformance.errors import NotJudged
 
 T = TypeVar("T")
 SHOWN = 5  # offending exchanges named in a finding (all are attached as evidence)
@@ -24,7 +24,7 @@ def judge_each(items: Iterable[T], rule: Callable[[T], None], *, label: Callable
         except Finding as finding:
             broken.append((item, finding))
     if not seen:
-        raise NotApplicable(f"the traffic holds no {what}")
+        raise NotJudged(f"the traffic holds no {what}", "record traffic that has one")
     if broken:
         evidence([item for item, _ in broken])
         first = broken[0][1]

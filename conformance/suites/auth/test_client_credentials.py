@@ -17,7 +17,7 @@ from conformance.auth.flows import CC_CONTROL_CAUSE, INQUIRY_SCOPE
 from conformance.checks.auth import checks as c
 from conformance.checks.auth import control
 from conformance.checks.finding import expect
-from conformance.errors import NotApplicable
+from conformance.errors import NotApplicable, NotJudged
 
 CONCURRENT_USES = 5
 # Clients a swapped iss, sub or client_id may name: registered, so that a server cannot
@@ -49,8 +49,8 @@ def _other_client(flows) -> str:
         other = flows.targets.clients.get(role)
         if other and other != own:
             return other
-    raise NotApplicable("the profile names no second registered client to swap into iss, sub or client_id "
-                        "(services.auth.clients)")
+    raise NotJudged("no second registered client",
+                    "name one in services.auth.clients, to swap into iss, sub or client_id")
 
 
 @pytest.mark.check("auth.cc.valid_assertion_accepted")

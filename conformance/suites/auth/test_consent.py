@@ -15,7 +15,7 @@ import pytest
 
 from conformance.auth.login import FormLoginDriver
 from conformance.checks.finding import Finding
-from conformance.errors import NotApplicable
+from conformance.errors import NotApplicable, NotJudged
 
 
 @pytest.mark.check("auth.code.consent_remembered")
@@ -26,9 +26,9 @@ def test_consent_remembered(auth_fresh, auth_flows, profile):
         raise NotApplicable(f"the {type(driver).__name__} login driver sees no consent page")
     first = flows.authorize_for_code()
     if "confidential" not in flows.consent_seen:
-        raise NotApplicable("no consent page was seen for the confidential client in this run ("
-                            + " -> ".join(first.result.pages) + "): consent given before the run? Revoke it to "
-                            "judge this rule")
+        raise NotJudged("no consent page seen for the confidential client",
+                        "consent given before the run? Revoke it to judge this rule (pages: "
+                        + " -> ".join(first.result.pages) + ")")
     second = flows.authorize_for_code()
     if second.result.consent_shown:
         raise Finding("consent was asked again for the same client and scope",
