@@ -276,6 +276,9 @@ def _prepare_run(config: pytest.Config) -> RunState:
 
     state.deadline_s, state.deadline_at = deadline_of(config.getoption("max_duration"), profile.limits.run_deadline_s)
     state.shared_schedule = _runs_workers(config)  # one process keeps its schedule in memory (run_schedule)
+    for name in state.urls:  # the probe was the service's first request: the budget counts it (issue 34)
+        if name in profile.services and not profile.services[name].mock:
+            run_schedule(state, name).reserve(0.0, 0, paced=False)
     if comparing:  # the requests are built from the reference's samples: the vendor's are not used
         from conformance.compare.reference import prepare_reference
 
@@ -448,7 +451,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for marker, (allowed, what) in switches.items():
             if item.get_closest_marker(marker) and not allowed:
                 # Not judged, not "not applicable": the rule applies, the profile chose not to judge it.
-                item.stash[_NOT_JUDGED] = ("not_judged", f"safety.{marker} = false")
+                item.stash[_NOT_JUDGED] = ("not_judged", f"forbidden by safety.{marker} = false")
                 item.add_marker(pytest.mark.skip(reason=f"not judged: profile {profile.name} forbids checks that "
                                                         f"{what} (safety.{marker} = false)"))
                 break
