@@ -111,8 +111,9 @@ class WaitBudget:
         left = self.total - self.spent
         if seconds > left:
             raise NotJudged("the wait budget (safety.max_wait_s) used up",
-                            f"this check would wait {seconds:g} s in real time; the budget of {self.total:g} s "
-                            f"has {max(left, 0):g} s left: raise safety.max_wait_s, or give a clock hook (services.auth.clock)")
+                            f"this check would wait {seconds:g} s in real time; the run's wait budget "
+                            f"(safety.max_wait_s = {self.total:g} s) has {max(left, 0):g} s left: raise it, "
+                            "or give a clock hook (services.auth.clock)")
         self.spent += seconds
 
 

@@ -45,8 +45,11 @@ class BudgetExhausted(NotJudged):
     """The profile's request budget, or its daily-quota reserve, is used up: the checks left
     are not judged (the rule applies; the run could not afford to judge it)."""
 
-    def __init__(self, what: str) -> None:
-        super().__init__(what, "raise limits.request_budget or limits.daily_quota_reserve, or run again when the quota renews")
+    def __init__(self, text: str) -> None:
+        # "daily quota reserve reached: 4990 requests left, ...": the numbers differ per worker, the reason does not.
+        what, _, detail = text.partition(": ")
+        how = "raise limits.request_budget, or lower limits.daily_quota_reserve and run when the quota renews"
+        super().__init__(what, f"{detail}; {how}" if detail else how)
 
 
 @dataclass
