@@ -148,3 +148,53 @@ def test_the_shipped_production_budget_fits_a_full_safe_run(tmp_path: Path, serv
     assert sent * HEADROOM <= budget, f"a full safe run sent {sent} requests; the production budget is {budget}"
     assert not any(g["reason"].startswith("request budget") for g in summary["coverage"]["not_judged"])
     print(f"a full safe address run with the production switches: {sent} requests; budget {budget}")
+
+
+# --------------------------------------------------------------------------- the model, without a run
+def _entry(check: str, severity: str, outcome: str, cause: str | None = None, test: str = "") -> Any:
+    from conformance.reporting.summary import Entry
+
+    return Entry(check=check, requirements=["ADDR-4"], severity=severity, suite="address", title="t",
+                 test=test or check, outcome=outcome, cause=cause, reason=cause)
+
+
+def test_coverage_counts_must_checks_and_groups_what_was_not_judged() -> None:
+    from conformance.errors import ExitCode
+    from conformance.reporting.summary import Summary
+
+    summary = Summary(profile="p")
+    for entry in (_entry("a.ok", "MUST", "passed"), _entry("a.half", "MUST", "passed", test="a.half[1]"),
+                  _entry("a.half", "MUST", "not_judged", "request budget of 9 used up", test="a.half[2]"),
+                  _entry("a.key", "MUST", "not_judged", "no restricted api key"),
+                  _entry("a.neg", "SHOULD", "not_judged", "forbidden by safety.negative = false"),
+                  _entry("a.na", "MUST", "not_applicable", "no such resource server")):
+        summary.add(entry)
+    cov = summary.coverage()
+    # A check with one case not judged was not judged whole; not applicable is outside the count.
+    assert (cov["must_selected"], cov["must_judged"], cov["must_not_judged"]) == (3, 1, 2), cov
+    assert cov["line"] == ("on 1 of 3 MUST checks (2 not judged: no restricted api key, "
+                           "request budget of 9 used up)"), cov["line"]
+    assert cov["budget_stop"] == "request budget of 9 used up"
+    assert [g["checks"] for g in cov["not_judged"]][-1] == ["a.neg"]  # every severity listed, MUST first
+    assert summary.exit_code() is ExitCode.OK  # by default coverage informs
+    summary.require_coverage = True
+    assert summary.verdict() == (ExitCode.COULD_NOT_JUDGE, "could not judge: coverage required, " + cov["line"])
+    summary.add(_entry("a.bad", "MUST", "failed", "wrong"))
+    assert summary.exit_code() is ExitCode.MUST_FAILED  # a failure is a failure, whatever the coverage
+
+
+def test_matrix_and_diff_carry_not_judged(tmp_path: Path) -> None:
+    from dataclasses import asdict
+
+    from conformance.reporting.diff import compare, render
+    from conformance.reporting.matrix import _verdict
+
+    check = {"check": "a.key", "severity": "MUST", "outcome": "not_judged", "reason": "no restricted api key"}
+    assert _verdict([check, {**check, "check": "a.ok", "outcome": "passed"}], {"address"})[0] == "not judged"
+    old = {"checks": [asdict(_entry("a.key", "MUST", "passed"))]}
+    new = {"checks": [asdict(_entry("a.key", "MUST", "not_judged", "no restricted api key"))]}
+    diff = compare(old, new)
+    assert [c.check for c in diff.unjudged] == ["a.key"] and not diff.has_regression
+    lines = render(diff, old, new, "old", "new")
+    assert "on 0 of 1 MUST checks (1 not judged: no restricted api key)" in lines[1]
+    assert "NO LONGER JUDGED (judged -> not judged): 1" in lines
