@@ -129,7 +129,7 @@ class AddressApi:
         passes `verify=False` and judges the answer itself."""
         value = self.samples.get(name)
         if not value:
-            raise NotJudged(f"no sample {name}", f"name one in [services.address.samples]: `conformance discover` finds them")
+            raise NotJudged(f"no sample {name}", "name one in [services.address.samples]: `conformance discover` finds them")
         if verify and name in SAMPLE_LOOKUPS:
             if name not in self._verified:
                 path, params = SAMPLE_LOOKUPS[name]
