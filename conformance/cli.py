@@ -58,6 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-duration", type=_positive_seconds, metavar="SECONDS",
                      help="the run's wall-time bound: checks not run by then are blocked, the report is "
                           "written, exit 4 (default: the profile's limits.run_deadline_s, 1800)")
+    run.add_argument("--require-coverage", action="store_true",
+                     help="a MUST check not judged (missing material, budget, a safety switch) makes the run exit 4")
     run.add_argument("-n", "--workers", default="auto", help="pytest-xdist workers: a number, 'auto', or 0 for serial (default: auto)")
     run.add_argument("--no-html", action="store_true", help="do not render the Allure HTML report")
     run.add_argument("--waivers", metavar="FILE", help="accepted deviations (default: the profile's [run] waivers)")
@@ -277,6 +279,8 @@ def build_pytest_args(args: argparse.Namespace, *, profile_ref: str, report_dir:
         out += ["--check", pattern]
     if getattr(args, "waivers", None):
         out += ["--waivers", str(Path(args.waivers).resolve())]
+    if getattr(args, "require_coverage", False):
+        out.append("--require-coverage")
     if str(args.workers) not in ("0", "1"):
         out += ["-n", str(args.workers)]
     extra = list(args.pytest_args or [])

@@ -280,3 +280,33 @@ def load_hypothesis_profile(state: RunState) -> None:
 
     settings.register_profile("conformance-run", max_examples=state.max_examples, deadline=None)
     settings.load_profile("conformance-run")
+
+
+def count_probes(profile: Profile, state: RunState, run: Any) -> None:
+    """The reachability probe was each real service's first request: its budget counts it."""
+    for name in state.urls:
+        if name in profile.services and not profile.services[name].mock:
+            run.schedule(name).reserve(0.0, 0, paced=False)
+
+
+def response_schema_watch(state: RunState, process: str) -> Any:
+    """This process's part of address.response.schema_valid (next to the check, in
+    conformance/checks/address/response_schema_watch.py): every address answer it receives."""
+    from conformance.profiles import load_profile
+
+    if state.traffic or load_profile(state.profile_ref).address is None:
+        return None
+    from conformance.checks.address.response_schema_watch import ResponseSchemaWatch
+
+    return ResponseSchemaWatch(state.report_dir, process)
+
+
+def stop_gate(state: RunState) -> Any:
+    """The run's deadline and SIGINT/SIGTERM stop this process's checks (conformance/run_control.py)."""
+    if state.traffic or not state.schedule_dir:
+        return None
+    from conformance.run_control import StopGate, run_stop
+
+    gate = StopGate(run_stop(state.schedule_dir, state.deadline_at or None, state.deadline_s or None))
+    gate.install_signals()
+    return gate

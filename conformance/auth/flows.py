@@ -20,7 +20,7 @@ from conformance.auth.browser import Browser
 from conformance.auth.login import AuthorizationResult, LoginError
 from conformance.auth.rfc6749 import TokenEndpoint, TokenResult, authorize_url
 from conformance.auth.shared_clock import ClockLedger
-from conformance.errors import NotApplicable
+from conformance.errors import NotApplicable, NotJudged
 from conformance.findings import Blocked
 from conformance.http.client import ApiClient
 from conformance.http.evidence import step
@@ -70,18 +70,18 @@ class AuthTargets:
     def client(self, role: str) -> str:
         client_id = self.clients.get(role)
         if not client_id:
-            raise NotApplicable(f"the profile names no {role} client (services.auth.clients.{role})")
+            raise NotJudged(f"no {role.replace('_', ' ')} client", f"name it in services.auth.clients.{role}")
         return client_id
 
     def secret(self, name: str) -> str:
         value = self.secrets.get(name)
         if not value:
-            raise NotApplicable(f"the profile provides no {name} (services.auth.secrets.{name})")
+            raise NotJudged(f"no {name.replace('_', ' ')}", f"name the variable holding it in services.auth.secrets.{name}")
         return value
 
     def signing_material(self, name: str) -> tuple[Any, str]:
         if name not in self.signing:
-            raise NotApplicable(f"no signing material {name!r} (services.auth.keys: pki_dir or private_key)")
+            raise NotJudged(f"no signing material {name}", "give services.auth.keys: pki_dir or private_key")
         return self.signing[name]
 
 
@@ -111,8 +111,10 @@ class WaitBudget:
     def take(self, seconds: float) -> None:
         left = self.total - self.spent
         if seconds > left:
-            raise NotApplicable(f"this check would wait {seconds:g} s in real time; the run's wait budget "
-                                f"(safety.max_wait_s = {self.total:g} s) has {max(left, 0):g} s left")
+            raise NotJudged("the wait budget (safety.max_wait_s) used up",
+                            f"this check would wait {seconds:g} s in real time; the run's wait budget "
+                            f"(safety.max_wait_s = {self.total:g} s) has {max(left, 0):g} s left: raise it, "
+                            "or give a clock hook (services.auth.clock)")
         self.spent += seconds
 
 
@@ -207,7 +209,7 @@ class AuthFlows:
 
     def advance(self, seconds: float) -> None:
         if self.targets.clock is None:
-            raise NotApplicable("this environment has no clock to move")
+            raise NotJudged("no clock hook", "give services.auth.clock, or allow real-time waits (safety.waits = true)")
         with step(f"let {seconds:g} s pass"):
             self.targets.clock.advance(seconds)
 
@@ -221,7 +223,9 @@ class AuthFlows:
         """Run the authorization request through the profile's login driver."""
         driver = self.targets.drivers.get(user)
         if driver is None:
-            raise NotApplicable(f"the profile's login driver cannot log in as the {user!r} user")
+            raise NotJudged(f"no login as the {user.replace('_', ' ')} user",
+                            f"give the login driver that user (services.auth.secrets.username_{user}, password_{user})"
+                            if user != "default" else "give the profile a login driver (services.auth.login)")
         client_id = self.targets.client(client)
         verifier = rfc7636.generate_verifier() if verifier is DEFAULT else verifier
         if challenge is DEFAULT:

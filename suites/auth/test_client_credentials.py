@@ -18,7 +18,7 @@ from conformance.auth import rfc7523
 from conformance.auth.flows import CC_CONTROL_CAUSE, INQUIRY_SCOPE
 from conformance.checks.auth import checks as c
 from conformance.checks.auth import control
-from conformance.errors import NotApplicable
+from conformance.errors import NotApplicable, NotJudged
 from conformance.findings import Blocked, expect
 
 CONCURRENT_USES = 5
@@ -57,8 +57,8 @@ def _other_client(flows) -> str:
         other = flows.targets.clients.get(role)
         if other and other != own:
             return other
-    raise NotApplicable("the profile names no second registered client to swap into iss, sub or client_id "
-                        "(services.auth.clients)")
+    raise NotJudged("no second registered client",
+                    "name one in services.auth.clients, to swap into iss, sub or client_id")
 
 
 @pytest.mark.check("auth.cc.valid_assertion_accepted")

@@ -16,7 +16,7 @@ from conformance.auth.login import CredentialsRefused, LoginError
 from conformance.checks.auth import checks as c
 from conformance.checks.auth import control
 from conformance.checks.auth.control import CODE_UNRELATED
-from conformance.errors import NotApplicable
+from conformance.errors import NotJudged
 from conformance.findings import Blocked, Finding
 
 # printable ASCII only (RFC 6749 VSCHAR), with what encoders get wrong: + % / space ~
@@ -63,8 +63,8 @@ def test_state_echoed(auth_flows):
 @pytest.mark.check("auth.code.role_required")
 def test_role_required(auth_flows):
     if "without_role" not in auth_flows.targets.drivers:
-        raise NotApplicable("the profile's login driver cannot log in as a user without the role Aanbieder M2M "
-                            "(services.auth.secrets.username_without_role and password_without_role, form driver)")
+        raise NotJudged("no login as a user without the role Aanbieder M2M",
+                        "give services.auth.secrets.username_without_role and password_without_role (form driver)")
     control.control_code(auth_flows, user="default")
     control.authorization_refused(auth_flows, "a user without the role Aanbieder M2M", user="without_role")
 

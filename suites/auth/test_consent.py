@@ -15,7 +15,7 @@ import pytest
 
 from conformance.auth.flows import FILING_SCOPE
 from conformance.auth.login import FormLoginDriver
-from conformance.errors import NotApplicable
+from conformance.errors import NotApplicable, NotJudged
 from conformance.findings import Finding
 
 
@@ -27,9 +27,9 @@ def test_consent_remembered(auth_fresh, auth_flows, profile):
         raise NotApplicable(f"the {type(driver).__name__} login driver sees no consent page")
     first = flows.authorize_for_code()
     if "confidential" not in flows.consent_seen:
-        raise NotApplicable("no consent page was seen for the confidential client in this run ("
-                            + " -> ".join(first.result.pages) + "): consent given before the run? Revoke it to "
-                            "judge this rule")
+        raise NotJudged("no consent page seen for the confidential client",
+                        "consent given before the run? Revoke it to judge this rule (pages: "
+                        + " -> ".join(first.result.pages) + ")")
     second = flows.authorize_for_code()
     if second.result.consent_shown:
         raise Finding("consent was asked again for the same client and scope",
@@ -48,13 +48,13 @@ def test_consent_asked_for_new_scope(auth_fresh, auth_flows, profile):
         raise NotApplicable(f"the {type(driver).__name__} login driver sees no consent page")
     extra = flows.targets.consent_scope
     if not extra:
-        raise NotApplicable("the profile names no second scope of the confidential client "
-                            "(services.auth.consent_scope)")
+        raise NotJudged("no second scope of the confidential client",
+                        "name one the client may ask for in services.auth.consent_scope")
     first = flows.authorize_for_code()
     if "confidential" not in flows.consent_seen:
-        raise NotApplicable("no consent page was seen for the confidential client in this run ("
-                            + " -> ".join(first.result.pages) + "): consent given before the run? Revoke it to "
-                            "judge this rule")
+        raise NotJudged("no consent page seen for the confidential client",
+                        "consent given before the run? Revoke it to judge this rule (pages: "
+                        + " -> ".join(first.result.pages) + ")")
     widened = flows.authorize_for_code(scope=f"{FILING_SCOPE} {extra}")
     if not widened.result.consent_shown:
         raise Finding(f"no consent was asked for the new scope {extra} (consent given for {FILING_SCOPE} only)",

@@ -34,7 +34,7 @@ import os
 from pathlib import Path
 from typing import IO
 
-from conformance.errors import NotApplicable
+from conformance.errors import NotApplicable, NotJudged
 from conformance.findings import Blocked, Finding
 from conformance.openapi.responses import Tally, Violation
 
@@ -144,7 +144,8 @@ def judge(tally: Tally, *, public: bool = False) -> None:
         )
     if tally.validated == 0:
         if not not_validated:
-            raise NotApplicable("the run received no answer of the address API to validate")
+            raise NotJudged("no answer of the address API to validate",
+                            "run it with the address checks that get answers (its own selection got none)")
         raise Blocked("an answer of the address API that its description gives a JSON response schema for",
                       f"none of its {not_validated} answers could be validated: " + reasons(tally))
 
