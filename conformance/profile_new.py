@@ -43,6 +43,7 @@ base_url = "https://<host>/lvbag/individuelebevragingen/v2"   # the API's {{base
 # timeout_s = 10                      # per read; the whole request is bounded by [limits] deadline_s
 # restricted_paths = {list(MOCK_RESTRICTED_PATHS)!r}   # what the restricted key has no rights for (absent: those checks do not apply)
 # verify_samples = true               # a run first checks every sample against its contract (false: an example server)
+# maintenance_url = "https://maintenance.example/lvbag/individuelebevragingen/v2"   # answers as during maintenance (the 503 checks)
 
 [services.address.secrets]            # environment variable names, never values
 api_key = "{p}_API_KEY"
@@ -69,6 +70,7 @@ api_key = "{p}_API_KEY"
 # resource_servers = ["filing", "inquiry"]          # default: those whose base is given
 # audience = "<auth-host>:443/auth/oauth/v2/token"  # the assertion's aud; default: the seed's form
 # redirect_uri = "http://127.0.0.1:8765/callback"   # registered for both code clients
+# consent_scope = "<a second scope of the confidential client>"   # consent for it is asked anew (revoke consents first)
 # timeout_s = 10
 #
 # [services.auth.clients]                           # client ids, as registered
