@@ -46,9 +46,10 @@ def test_each_operation_is_probed_for_ignored_auth_once_per_run(tmp_path: Path) 
     assert served, by_path  # operations that answered 2xx often enough to tell once from each time
     for path, counts in served.items():
         answered = sum(n for s, n in counts.items() if 200 <= s < 300)
-        # one probe without a key and one with a wrong key, plus the few generated requests
-        # that leave the key out themselves; each 2xx answer used to cost two more
-        assert counts[401] <= 4 < 2 * answered, (path, counts)
+        # one probe without a key and one with a wrong key (an operation whose first 2xx came
+        # from two tests at once may be probed twice), plus the few generated requests that
+        # leave the key out themselves; each 2xx answer used to cost two more
+        assert counts[401] <= 6 < 2 * answered, (path, counts)
 
 
 def test_an_operation_that_serves_a_wrong_key_is_still_caught(tmp_path: Path) -> None:
