@@ -73,12 +73,13 @@ def test_a_deployments_maintenance_url_is_judged(tmp_path: Path, fault: str | No
     assert got == {c: "failed" if c in failing else "passed" for c in MAINTENANCE}
 
 
-def test_without_maintenance_url_a_deployment_gets_the_checks_not_applicable(tmp_path: Path) -> None:
+def test_without_maintenance_url_a_deployments_checks_are_not_judged(tmp_path: Path) -> None:
     profile = load_profile("local-mock")
     with MockCluster(profile) as cluster:
         base, key = cluster.urls["address"], cluster.secrets[profile.address.secret_env["api_key"]]
         by_check = _run(tmp_path, "without", base, key, "")
-    assert _outcomes(by_check) == {c: "not_applicable" for c in MAINTENANCE}
+    # The rule applies to every deployment: without the way to its 503 the run did not judge it.
+    assert _outcomes(by_check) == {c: "not_judged" for c in MAINTENANCE}
     assert all("services.address.maintenance_url" in by_check[c][0]["reason"] for c in MAINTENANCE), by_check
 
 

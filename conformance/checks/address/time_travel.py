@@ -13,6 +13,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from conformance.checks.address import endpoints as E
+from conformance.errors import NotJudged
 from conformance.findings import Blocked, Finding
 from conformance.http.exchange import Exchange
 
@@ -75,28 +76,35 @@ def moment_before(item: dict[str, Any]) -> datetime:
     return moment.replace(tzinfo=None) - timedelta(milliseconds=1)
 
 
+# What the sample's data lacks is material, not the server's failure: the check is not judged.
+_SAMPLE_HOW = "name a sample object whose occurrences share a main address, a building and a place (services.address.samples)"
+
+
 def search_key(found: list[dict[str, Any]], kind: str, what: str) -> tuple[str, str]:
-    """The query parameter of `kind` that finds the object in each of the occurrences given."""
+    """The query parameter of `kind` that finds the object in each of the occurrences given;
+    not judged when the sample's own data holds none (a fact of the data, not of the server)."""
     if kind == "nummeraanduidingIdentificatie":
         mains = {E.main_address(i) for i in found}
         if len(mains) != 1 or None in mains:
-            raise Blocked(f"one main address of {what} in every occurrence", f"main addresses {sorted(map(str, mains))}")
+            raise NotJudged(f"no main address of {what} in every occurrence (main addresses {sorted(map(str, mains))})",
+                            _SAMPLE_HOW)
         main = mains.pop()
         assert main is not None
         return kind, main
     if kind == "pandIdentificaties":
         shared = set.intersection(*(set(E.buildings(i)) for i in found))
         if not shared:
-            raise Blocked(f"a building (maaktDeelUitVan) of {what} in every occurrence", "none shared")
+            raise NotJudged(f"no building (maaktDeelUitVan) of {what} in every occurrence", _SAMPLE_HOW)
         return kind, sorted(shared)[0]
     envelopes = [e for i in found if (e := E.envelope(E.object_data(i).get("geometrie"))) is not None]
     if len(envelopes) < len(found):
-        raise Blocked(f"the geometrie of {what} in every occurrence", "an occurrence without coordinates")
+        raise NotJudged(f"an occurrence of {what} without coordinates", _SAMPLE_HOW)
     m = BOX_MARGIN_M
     box = (round(min(e[0] for e in envelopes) - m, 3), round(min(e[1] for e in envelopes) - m, 3),
            round(max(e[2] for e in envelopes) + m, 3), round(max(e[3] for e in envelopes) + m, 3))
     if (box[2] - box[0]) * (box[3] - box[1]) > MAX_BOX_AREA:
-        raise Blocked(f"a bbox of at most 250000 m2 around {what}", E.format_bbox(box))
+        raise NotJudged(f"no bbox of at most 250000 m2 around every occurrence of {what} ({E.format_bbox(box)})",
+                        _SAMPLE_HOW)
     return "bbox", E.format_bbox(box)
 
 
