@@ -150,6 +150,7 @@ negative = false                      # invalid input on purpose
 # to this profile; `conformance waive RUN_DIR` writes a first one from a run's failures.
 [run]
 # waivers = "waivers.toml"
+# require_coverage = true             # the strict gate (as --require-coverage): a MUST check not judged is exit 4
 
 # `conformance compare --profile THIS --reference production`: what is never reported as a
 # difference (JSON path patterns as findings write them; header names), and how many

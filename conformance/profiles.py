@@ -292,11 +292,13 @@ PROFILE_SCHEMA: dict[str, Any] = {
                 "stateful_steps": {"type": "integer", "minimum": 1},
             },
         },
-        # The run itself: the accepted deviations (a waivers file, relative to the profile).
+        # The run itself: the accepted deviations (a waivers file, relative to the profile), and
+        # the strict gate (a MUST check not judged is exit 4), as --require-coverage.
         "run": {
             "type": "object",
             "additionalProperties": False,
-            "properties": {"waivers": {"type": "string", "minLength": 1}},
+            "properties": {"waivers": {"type": "string", "minLength": 1},
+                           "require_coverage": {"type": "boolean"}},
         },
         # `conformance compare` (conformance/compare): what is never reported as a difference.
         "compare": {
@@ -465,6 +467,7 @@ class Profile:
     fuzz: FuzzSettings
     compare: CompareSettings = CompareSettings()
     waivers: str | None = None  # [run] waivers: the accepted deviations file (resolved; read at run start)
+    require_coverage: bool = False  # [run] require_coverage: the strict gate, as --require-coverage
 
     @property
     def services(self) -> dict[str, AddressService | SoapService | AuthService]:
@@ -607,6 +610,7 @@ def _build(raw: dict[str, Any], path: Path) -> Profile:
             generated_per_operation=raw.get("compare", {}).get("generated_per_operation", 5),
         ),
         waivers=str((path.parent / raw["run"]["waivers"]).resolve()) if "waivers" in raw.get("run", {}) else None,
+        require_coverage=bool(raw.get("run", {}).get("require_coverage", False)),
     )
 
 

@@ -152,7 +152,10 @@ class SummaryCollector:
         self.waivers = waivers
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
-        self.summary.require_coverage = bool(session.config.getoption("require_coverage"))
+        from conformance.profiles import load_profile
+
+        self.summary.require_coverage = bool(session.config.getoption("require_coverage")) or \
+            load_profile(session.config.getoption("profile")).require_coverage
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         raw = getattr(report, "conformance_entry", None)

@@ -81,10 +81,11 @@ def production_style_profile(url: str, budget: int) -> str:
     ])
 
 
-def run(tmp_path: Path, server: CountingServer, budget: int, *extra: str) -> tuple[int, str, dict[str, Any], int]:
+def run(tmp_path: Path, server: CountingServer, budget: int, *extra: str,
+        profile_extra: str = "") -> tuple[int, str, dict[str, Any], int]:
     """(exit code, console output, summary.json, requests the server answered)."""
     profile = tmp_path / f"production-style-{budget}.toml"
-    profile.write_text(production_style_profile(server.url, budget))
+    profile.write_text(production_style_profile(server.url, budget) + profile_extra)
     report = tmp_path / f"run-{budget}{'-'.join(extra)}"
     before = server.count
     proc = subprocess.run(
@@ -134,8 +135,12 @@ def test_a_run_out_of_budget_says_what_it_did_not_judge(tmp_path: Path, server: 
             [c for c in judged if by_check[c]["severity"] != "MUST"]
 
 
-def test_the_strict_gate_makes_a_must_not_judged_exit_4(tmp_path: Path, server: CountingServer) -> None:
-    code, output, summary, sent = run(tmp_path, server, 150, "--require-coverage")
+@pytest.mark.parametrize("gate", ["option", "profile key"])
+def test_the_strict_gate_makes_a_must_not_judged_exit_4(tmp_path: Path, server: CountingServer, gate: str) -> None:
+    if gate == "option":
+        code, output, summary, sent = run(tmp_path, server, 150, "--require-coverage")
+    else:
+        code, output, summary, sent = run(tmp_path, server, 150, profile_extra="\n[run]\nrequire_coverage = true\n")
     assert sent <= 150
     assert code == summary["exit_code"] == 4, output[-3000:]
     assert summary["verdict_reason"].startswith("could not judge: coverage required, on "), summary["verdict_reason"]
