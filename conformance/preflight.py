@@ -14,7 +14,10 @@ server's answer (redacted: the exchanges go through the run's bounded, redacting
 * authorization server: the confidential client's secret (a code exchange with a code that
   does not exist: a server that knows the client says `invalid_grant`, one that does not
   accept its secret says `invalid_client`, RFC 6749 5.2) and the client-credentials key (a
-  token request with a valid assertion); refused: `invalid_client`.
+  token request with a valid assertion); refused: `invalid_client`, unless the profile
+  names no audience and the same key is accepted with the token endpoint's URL as `aud`:
+  then the server refuses the seed's `aud` form, which auth.cc.valid_assertion_accepted
+  judges (a verdict on the server, not a configuration error).
 
 Not shown here, left to the checks (which then block with one root cause): a login (the
 test users' passwords need the login driver, a browser's walk), a refresh token (using it
@@ -127,11 +130,33 @@ def _auth(profile: Profile, service: AuthService, secret_values: dict[str, str],
                 refused.append(Refusal("authorization server", what, result.answer))
         if "current" in targets.signing and targets.clients.get("client_credentials"):
             result = _shown(lambda: flows.client_credentials(flows.assertion()), "the client-credentials key", say)
-            if result is not None and result.error == "invalid_client":
+            if result is not None and result.error == "invalid_client" and not _key_accepted_elsewhere(
+                    service, targets, flows, say):
                 refused.append(Refusal("authorization server", _client_key(service, targets.clients), result.answer))
     finally:
         api.close()
     return refused
+
+
+def _key_accepted_elsewhere(service: AuthService, targets: Any, flows: Any, say: Callable[[str], None]) -> bool:
+    """Whether a refusal of the seed's `aud` form is the server's, not the key's: with no
+    audience in the profile the assertion carries the seed's `{auth_host}:443/auth/oauth/v2/token`,
+    which a server may refuse while it accepts the key (it then fails the MUST check
+    auth.cc.valid_assertion_accepted: a verdict on the server, not a configuration error).
+    One assertion with the token endpoint's URL as `aud` (RFC 7523 3, the form most servers
+    take) tells the two apart: accepted, the key is known and the run goes on."""
+    from conformance.auth.rfc7523 import TOKEN_PATH
+
+    if service.audience:  # the profile chose the aud: its refusal is the profile's to fix
+        return False
+    token_url = targets.auth_url.rstrip("/") + TOKEN_PATH
+    result = _shown(lambda: flows.client_credentials(flows.assertion(audience=token_url)),
+                    "the client-credentials key (aud the token endpoint URL)", say)
+    if result is None or not result.issued:
+        return False
+    say(f"the authorization server refuses the seed's assertion aud {targets.audience} but accepts the "
+        f"client-credentials key with aud {token_url}: the checks judge it (auth.cc.valid_assertion_accepted)")
+    return True
 
 
 def _shown(send: Callable[[], Any], what: str, say: Callable[[str], None]) -> Any:

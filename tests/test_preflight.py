@@ -97,3 +97,55 @@ def test_a_client_key_the_server_does_not_know_is_exit_2_naming_its_key(deployme
     result = run(tmp_path / "p.toml", secrets, tmp_path / "r", "--suite", "auth", "--check", "auth.code.confidential_flow")
     assert_config_error(result, tmp_path / "r", "services.auth.keys.pki_dir", "client-credentials key")
     assert "invalid_client" in result.stderr
+
+
+# ---------------------------------------------------------------- the seed's aud refused, the key known
+class _Result:
+    def __init__(self, issued: bool) -> None:
+        self.issued = issued
+
+
+class _Flows:
+    """Issues a token only for an assertion whose aud is `accepted`; records the auds sent."""
+
+    def __init__(self, accepted: str) -> None:
+        self.accepted, self.sent = accepted, []
+
+    def assertion(self, *, audience: str) -> str:
+        return audience
+
+    def client_credentials(self, assertion: str) -> _Result:
+        self.sent.append(assertion)
+        return _Result(assertion == self.accepted)
+
+
+def _key_accepted_elsewhere(audience: str | None, flows: _Flows) -> tuple[bool, list[str]]:
+    from types import SimpleNamespace
+
+    from conformance.preflight import _key_accepted_elsewhere as probe
+
+    said: list[str] = []
+    service = SimpleNamespace(audience=audience)
+    targets = SimpleNamespace(auth_url="https://auth.example/", audience="auth.example:443/auth/oauth/v2/token")
+    return probe(service, targets, flows, said.append), said
+
+
+def test_a_server_refusing_only_the_seeds_aud_is_judged_by_the_checks_not_stopped() -> None:
+    """A server that takes the key with its token endpoint URL as aud but refuses the seed's form
+    fails auth.cc.valid_assertion_accepted (a MUST): a verdict on the server, so the run goes on
+    (the oidc-provider interop peer, tests/interop/expected/oidc-stock.toml, is such a server)."""
+    flows = _Flows(accepted="https://auth.example/auth/oauth/v2/token")
+    accepted, said = _key_accepted_elsewhere(None, flows)
+    assert accepted and flows.sent == ["https://auth.example/auth/oauth/v2/token"]
+    assert "auth.cc.valid_assertion_accepted" in said[0]
+
+
+def test_a_key_refused_with_either_aud_is_still_a_configuration_error() -> None:
+    flows = _Flows(accepted="nothing")
+    assert _key_accepted_elsewhere(None, flows) == (False, [])
+
+
+def test_an_audience_the_profile_names_is_not_second_guessed() -> None:
+    flows = _Flows(accepted="https://auth.example/auth/oauth/v2/token")
+    assert _key_accepted_elsewhere("https://auth.example/other", flows) == (False, [])
+    assert flows.sent == []  # no probe: the profile chose its aud, a refusal is its to fix
