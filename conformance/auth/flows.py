@@ -70,7 +70,7 @@ class AuthTargets:
     def client(self, role: str) -> str:
         client_id = self.clients.get(role)
         if not client_id:
-            raise NotJudged(f"no {role.replace('_', ' ')} client", f"name it in services.auth.clients.{role}")
+            raise NotJudged(f"no client of the role {role} (services.auth.clients.{role})", "register one and name it there")
         return client_id
 
     def secret(self, name: str) -> str:
