@@ -9,6 +9,7 @@
     conformance soap validate FILE...
     conformance pki init --out DIR | pki show DIR
     conformance report [RUN_DIR] [--open] | diff OLD_RUN NEW_RUN | matrix RUN_DIR... [--out DIR]
+    conformance waive RUN_DIR --reason TEXT --until YYYY-MM-DD [--reference TICKET]
     conformance compare --profile VENDOR --reference REFERENCE [--requests FILE.har ...]
 
 Exit codes: 0 conforms (every MUST check passed); 1 does not conform (a MUST check
@@ -32,6 +33,7 @@ from conformance.mocks import faults as fault_catalogue
 from conformance.paths import SUITES_DIR, reports_dir
 from conformance.profiles import Profile, load_profile, local_profiles, shipped_profiles
 from conformance.reporting.cli import add_report_commands
+from conformance.reporting.waive_cli import add_waive_command
 from conformance.requirements.audit import add_requirements_commands
 from conformance.runner import PLUGINS_OFF, run_and_report
 from conformance.samples.cli import add_discover_command
@@ -56,9 +58,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-duration", type=_positive_seconds, metavar="SECONDS",
                      help="the run's wall-time bound: checks not run by then are blocked, the report is "
                           "written, exit 4 (default: the profile's limits.run_deadline_s, 1800)")
+    run.add_argument("--require-coverage", action="store_true",
+                     help="a MUST check not judged (missing material, budget, a safety switch) makes the run exit 4")
     run.add_argument("-n", "--workers", default="auto", help="pytest-xdist workers: a number, 'auto' (the cores; against a slow deployment, "
                      "its latency x the profile's rate, at most 12), or 0 for serial (default: auto)")
     run.add_argument("--no-html", action="store_true", help="do not render the Allure HTML report")
+    run.add_argument("--waivers", metavar="FILE", help="accepted deviations (default: the profile's [run] waivers)")
     run.add_argument("pytest_args", nargs=argparse.REMAINDER, help="after --: passed to pytest")
     run.set_defaults(handler=cmd_run)
 
@@ -108,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_soap_commands(commands)
     add_pki_commands(commands)
     add_report_commands(commands)
+    add_waive_command(commands)
     from conformance.compare.cli import add_compare_command
 
     add_compare_command(commands)
@@ -272,6 +278,10 @@ def build_pytest_args(args: argparse.Namespace, *, profile_ref: str, report_dir:
         out += ["--max-duration", str(args.max_duration)]
     for pattern in args.check:
         out += ["--check", pattern]
+    if getattr(args, "waivers", None):
+        out += ["--waivers", str(Path(args.waivers).resolve())]
+    if getattr(args, "require_coverage", False):
+        out.append("--require-coverage")
     if str(args.workers) not in ("0", "1"):
         out += ["-n", str(args.workers)]
     extra = list(args.pytest_args or [])

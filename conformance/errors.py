@@ -6,7 +6,7 @@ Exit codes (documented in the README):
   2  usage or configuration error
   3  an environment was unreachable
   4  could not judge: no MUST check failed, but a MUST check was blocked (a precondition
-     failed) or broke (a harness error)
+     failed) or broke (a harness error); with --require-coverage, also a MUST check not judged
 """
 
 from __future__ import annotations
@@ -41,7 +41,24 @@ class UnreachableError(HarnessError):
 
 
 class NotApplicable(Exception):
-    """The check does not apply to this deployment or profile (no sample configured, no
-    resource server, no clock to move, budget spent): outcome `not_applicable`.
+    """The rule does not apply here (the login driver cannot show a consent page, the
+    description has no such operation, the deployment has no such resource server):
+    outcome `not_applicable`.
 
-    Not for a precondition that failed on the server: that is `conformance.findings.Blocked`."""
+    Not for a rule that applies but the run lacked what judging it takes: that is
+    `NotJudged`. Not for a precondition that failed on the server: that is
+    `conformance.findings.Blocked`."""
+
+
+class NotJudged(Exception):
+    """The rule applies, but this run could not judge it: it lacked material the profile can
+    give (a restricted key, a quota key, a second user, a clock hook, a WSDL file, a sample),
+    its request budget, quota or wait budget ran out, or a safety switch forbade it.
+    Outcome `not_judged`.
+
+    `what` is the short, shared reason ("no restricted key", "request budget of 150 used
+    up"): the coverage line groups by it. `how` says how to provide it."""
+
+    def __init__(self, what: str, how: str = "") -> None:
+        self.what, self.how = what, how
+        super().__init__(f"{what} ({how})" if how else what)

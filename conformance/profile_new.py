@@ -43,6 +43,7 @@ base_url = "https://<host>/lvbag/individuelebevragingen/v2"   # the API's {{base
 # timeout_s = 10                      # per read; the whole request is bounded by [limits] deadline_s
 # restricted_paths = {list(MOCK_RESTRICTED_PATHS)!r}   # what the restricted key has no rights for (absent: those checks do not apply)
 # verify_samples = true               # a run first checks every sample against its contract (false: an example server)
+# maintenance_url = "https://maintenance.example/lvbag/individuelebevragingen/v2"   # answers as during maintenance (the 503 checks)
 
 [services.address.secrets]            # environment variable names, never values
 api_key = "{p}_API_KEY"
@@ -69,6 +70,7 @@ api_key = "{p}_API_KEY"
 # resource_servers = ["filing", "inquiry"]          # default: those whose base is given
 # audience = "<auth-host>:443/auth/oauth/v2/token"  # the assertion's aud; default: the seed's form
 # redirect_uri = "http://127.0.0.1:8765/callback"   # registered for both code clients
+# consent_scope = "<a second scope of the confidential client>"   # consent for it is asked anew (revoke consents first)
 # timeout_s = 10
 #
 # [services.auth.clients]                           # client ids, as registered
@@ -76,6 +78,7 @@ api_key = "{p}_API_KEY"
 # public = "<id>"
 # client_credentials = "<id>"                       # the private_key_jwt client of the inquiry API
 # no_x5c = "<id>"; untrusted = "<id>"; expired = "<id>"; unregistered_oin = "<id>"; twice_oin = "<id>"
+# x5c_mismatch = "<id>"; no_oin = "<id>"           # (JWKS documents mismatch.json and no_oin.json)
 #                                                   # (clients registered with the bad material of `pki init`)
 #
 # [services.auth.secrets]
@@ -143,6 +146,12 @@ negative = false                      # invalid input on purpose
 # seed = 12345
 # stateful_steps = 6
 
+# The run's accepted deviations (README "Waivers"): [[waiver]] tables in a file, relative
+# to this profile; `conformance waive RUN_DIR` writes a first one from a run's failures.
+[run]
+# waivers = "waivers.toml"
+# require_coverage = true             # the strict gate (as --require-coverage): a MUST check not judged is exit 4
+
 # `conformance compare --profile THIS --reference production`: what is never reported as a
 # difference (JSON path patterns as findings write them; header names), and how many
 # generated requests per operation join the scenario requests.
@@ -162,8 +171,9 @@ next steps:
   2. export the secrets it names, e.g.  export {p}_API_KEY=...   (or put them in .env)
   3. for the token flows: conformance pki init --out pki-{name}; then register at the authorization
      server: the JWKS document URL of the client_credentials client (good.json: current and next key),
-     one bad-material client per JWKS document (no_x5c, untrusted, expired), the test OIN at exactly
-     one customer, the "twice" OIN at two customers, and the "unregistered" OIN at none
+     one bad-material client per JWKS document (no_x5c, untrusted, expired, mismatch, no_oin), the
+     test OIN at exactly one customer, the "twice" OIN at two customers, and the "unregistered" OIN
+     at none
      (conformance pki show pki-{name} prints the OIN, the kids and the JWKS URL to register)
   4. conformance discover --profile {path}                 # finds the address samples and writes them in
   5. conformance run --profile {path} --suite address      # a first report under reports/

@@ -63,11 +63,13 @@ AUTH_SECRETS = (
     "client_secret", "username", "password", "username_without_role", "password_without_role",
     "refresh_token", "private_key",
 )
-# Clients registered at the authorization server. The `*` ones carry deliberately bad
-# material (conformance pki init) and are needed only for the negative assertion checks.
+# Clients registered at the authorization server. All but the first three carry deliberately
+# bad material (conformance pki init) and are needed only for the negative assertion checks:
+# x5c_mismatch registers the JWKS document `mismatch` (a key whose x5c certifies another key),
+# no_oin the document `no_oin` (a certificate without serialNumber).
 AUTH_CLIENTS = (
     "confidential", "public", "client_credentials",
-    "no_x5c", "untrusted", "expired", "unregistered_oin", "twice_oin",
+    "no_x5c", "untrusted", "expired", "unregistered_oin", "twice_oin", "x5c_mismatch", "no_oin",
 )
 # How a client authenticates to the SOAP message service (the seed: "not shown").
 SOAP_AUTH_KINDS = ("none", "basic", "client_certificate")
@@ -144,6 +146,10 @@ PROFILE_SCHEMA: dict[str, Any] = {
                         # false: run with the samples as given (an example server whose data
                         # cannot meet the contracts); default: a run validates them first.
                         "verify_samples": {"type": "boolean"},
+                        # A base URL the deployment answers as during maintenance (a test
+                        # environment's maintenance instance or switch): the 503 checks
+                        # send their request below it (README "Profiles").
+                        "maintenance_url": _URL,
                         # Paths (relative to base_url) the restricted key has no rights for.
                         "restricted_paths": {
                             "type": "array",
@@ -166,6 +172,8 @@ PROFILE_SCHEMA: dict[str, Any] = {
                                              "items": {"type": "string", "enum": list(RESOURCE_SERVERS)}},
                         "audience": {"type": "string", "minLength": 1},
                         "redirect_uri": _URL,
+                        # A second scope the confidential client may ask for, not yet consented to.
+                        "consent_scope": {"type": "string", "pattern": "^[!#-\\[\\]-~]+$"},
                         "timeout_s": {"type": "number", "exclusiveMinimum": 0},
                         "mock_code_lifetime_s": {"type": "integer", "enum": [30, 300]},
                         "clients": {
@@ -283,6 +291,14 @@ PROFILE_SCHEMA: dict[str, Any] = {
                 "stateful_steps": {"type": "integer", "minimum": 1},
             },
         },
+        # The run itself: the accepted deviations (a waivers file, relative to the profile), and
+        # the strict gate (a MUST check not judged is exit 4), as --require-coverage.
+        "run": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {"waivers": {"type": "string", "minLength": 1},
+                           "require_coverage": {"type": "boolean"}},
+        },
         # `conformance compare` (conformance/compare): what is never reported as a difference.
         "compare": {
             "type": "object",
@@ -380,6 +396,9 @@ class AddressService:
     # A run validates the samples against their contracts first (exit 2 for one that misses
     # it); false runs with them as given, for an example server whose data cannot meet them.
     verify_samples: bool = True
+    # A base URL the deployment answers as during maintenance (503 notAvailable); None: the
+    # maintenance checks apply only to the local mock, which starts an instance in maintenance.
+    maintenance_url: str | None = None
 
     def header(self, seed_name: str) -> str:
         """Map a header name as the seed writes it to this deployment's name."""
@@ -431,6 +450,8 @@ class AuthService:
     # The APIs that take the tokens (seed 001 part 4): "filing" (the WSDL of the filing API)
     # and "inquiry". A deployment without one: the checks that need it do not apply.
     resource_servers: tuple[str, ...] = ("filing", "inquiry")
+    # A second scope the confidential client may ask for (auth.code.consent_asked_for_new_scope).
+    consent_scope: str | None = None
 
 
 @dataclass(frozen=True)
@@ -445,6 +466,8 @@ class Profile:
     safety: Safety
     fuzz: FuzzSettings
     compare: CompareSettings = CompareSettings()
+    waivers: str | None = None  # [run] waivers: the accepted deviations file (resolved; read at run start)
+    require_coverage: bool = False  # [run] require_coverage: the strict gate, as --require-coverage
 
     @property
     def services(self) -> dict[str, AddressService | SoapService | AuthService]:
@@ -552,6 +575,7 @@ def _build(raw: dict[str, Any], path: Path) -> Profile:
             mock_data=svc.get("mock_data", "full"),
             samples_verified=dict(svc.get("samples_verified", {})),
             verify_samples=bool(svc.get("verify_samples", True)),
+            maintenance_url=svc["maintenance_url"].rstrip("/") if "maintenance_url" in svc else None,
             restricted_paths=tuple(
                 p.rstrip("/") or "/" for p in svc.get("restricted_paths", MOCK_RESTRICTED_PATHS if svc["mock"] else ())
             ),
@@ -585,6 +609,8 @@ def _build(raw: dict[str, Any], path: Path) -> Profile:
             ignore_headers=tuple(h.lower() for h in raw.get("compare", {}).get("ignore", {}).get("headers", ())),
             generated_per_operation=raw.get("compare", {}).get("generated_per_operation", 5),
         ),
+        waivers=str((path.parent / raw["run"]["waivers"]).resolve()) if "waivers" in raw.get("run", {}) else None,
+        require_coverage=bool(raw.get("run", {}).get("require_coverage", False)),
     )
 
 
@@ -670,6 +696,7 @@ def _build_auth(svc: dict[str, Any], path: Path) -> AuthService:
         clock=dict(svc.get("clock", {})),
         audience=svc.get("audience"),
         redirect_uri=svc.get("redirect_uri", "http://127.0.0.1:8765/callback"),
+        consent_scope=svc.get("consent_scope"),
         timeout_s=float(svc.get("timeout_s", 10.0)),
         clients=dict(svc.get("clients", {})),
         secret_env=dict(svc.get("secrets", {})),

@@ -8,10 +8,11 @@ Responsibilities, in order of a run:
      and links, and is skipped when the profile's safety switches forbid it;
   3. each test: exchanges are recorded (redacted) and attached; its outcome becomes a
      summary entry (the outcome model is in conformance/reporting/summary.py): a Finding is
-     `failed`, `Blocked` is `blocked`, NotApplicable is `not_applicable` (both reported to
-     pytest, JUnit and Allure as skipped, with the reason prefixed "blocked:" or "not
-     applicable:"), a safety switch is `skipped`, an observation check's value (or what it
-     found) is `observation`;
+     `failed`, `Blocked` is `blocked`, NotApplicable is `not_applicable`, NotJudged (missing
+     material, a spent budget) and a safety switch are `not_judged` (all three reported to
+     pytest, JUnit and Allure as skipped, with the reason prefixed "blocked:", "not
+     applicable:" or "not judged:"), an observation check's value (or what it found) is
+     `observation`;
   4. session end (controller): summary.json, root causes, the verdict, and the exit code.
 """
 
@@ -30,7 +31,7 @@ from conformance import run_progress
 from conformance import run_setup as setup
 from conformance.auth.login import LoginError
 from conformance.checks.registry import Severity, check_by_id
-from conformance.errors import HarnessError, NotApplicable, UnreachableError
+from conformance.errors import HarnessError, NotApplicable, NotJudged, UnreachableError
 from conformance.findings import Blocked, Finding
 from conformance.http import evidence as report_evidence
 from conformance.http.client import Recorder
@@ -42,7 +43,7 @@ from conformance.reporting import allure as allure_adapter
 from conformance.reporting.summary import Summary
 from conformance.run_context import RunContext, terminal_countdown
 from conformance.run_setup import SERVICE_TITLES, RunState
-from conformance.xdist_order import spread_slow_first
+from conformance.xdist_order import by_severity, spread_slow_first
 
 _STATE = pytest.StashKey["RunState"]()
 _RECORDER = pytest.StashKey[Recorder]()
@@ -80,6 +81,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="compare with this profile's environment (suites/compare; `conformance compare`)")
     group.addoption("--compare-requests", action="append", default=[], metavar="HAR",
                     help="a comparison also replays this HAR's GET requests (repeatable)")
+    group.addoption("--waivers", default=None, metavar="FILE",
+                    help="accepted deviations (default: the profile's [run] waivers; conformance/reporting/waivers.py)")
+    group.addoption("--require-coverage", action="store_true", default=False,
+                    help="a MUST check not judged (missing material, budget, a safety switch) makes the run exit 4")
 
 
 # --------------------------------------------------------------------------- configure
@@ -99,8 +104,7 @@ def pytest_configure(config: pytest.Config) -> None:
             config.option.allure_report_dir = str(Path(state.report_dir) / "allure-results")
         if config.getoption("hypothesis_seed", None) is None:
             config.option.hypothesis_seed = state.seed
-        _watch_response_schemas(config, state, config.workerinput["workerid"])
-        _gate_stops(config, state)
+        _watch_and_gate(config, state, config.workerinput["workerid"])
         return
     if not setup.is_conformance_run(config):
         return
@@ -109,9 +113,19 @@ def pytest_configure(config: pytest.Config) -> None:
         profile = load_profile(config.getoption("profile"))
         report_dir = Path(config.getoption("report_dir") or setup.default_report_dir(profile.name)).resolve()
         where = (profile.name, report_dir)
+        from conformance.reporting.waivers import run_waivers
+
+        waivers = run_waivers(profile.waivers, config.getoption("waivers"))  # a malformed file: exit 2, now
         config.stash[_STARTED] = started = {}
         state = setup.prepare_run(config, profile, report_dir, started)
         run = _start_process(config, state, cluster=started.get("cluster"))
+        setup.count_probes(profile, state, run)
+        if not state.traffic:  # a refused key or client secret: exit 2 naming it, once per run
+            from conformance.preflight import check_credentials
+
+            check_credentials(profile, state.urls, state.secrets,
+                              [name for name in profile.services if setup.runs_suite(config, name)],
+                              lambda name: (run.schedule(name), run.bounds(name)))
         if setup.needs_sample_validation(config, profile, state):
             setup.validate_samples(profile, state, run)
     except HarnessError as exc:
@@ -126,9 +140,8 @@ def pytest_configure(config: pytest.Config) -> None:
         summary.reference = {"profile": state.reference["name"], "url": state.reference["url"]}
     summary.sample_regressions = dict(state.sample_regressions)
     summary.unobserved = [SERVICE_TITLES.get(name, name) for name in state.unobserved]
-    config.pluginmanager.register(outcomes.SummaryCollector(summary, Path(state.report_dir)), "conformance-summary")
-    _watch_response_schemas(config, state, "main")
-    _gate_stops(config, state)
+    config.pluginmanager.register(outcomes.SummaryCollector(summary, Path(state.report_dir), waivers), "conformance-summary")
+    _watch_and_gate(config, state, "main")
     run_progress.install(config, run, state, profile)
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHandOver(state), "conformance-xdist")
@@ -151,32 +164,16 @@ def _start_process(config: pytest.Config, state: RunState, *, cluster: Any = Non
     return run
 
 
-def _watch_response_schemas(config: pytest.Config, state: RunState, process: str) -> None:
-    """This process's part of address.response.schema_valid (next to the check, in
-    conformance/checks/address/response_schema_watch.py): every address answer it receives."""
-    if state.traffic or load_profile(state.profile_ref).address is None:
-        return
-    from conformance.checks.address.response_schema_watch import ResponseSchemaWatch
-
-    config.pluginmanager.register(ResponseSchemaWatch(state.report_dir, process), "conformance-response-schema")
-
-
-def _gate_stops(config: pytest.Config, state: RunState) -> None:
-    """The run's deadline and SIGINT/SIGTERM stop this process's checks (conformance/run_control.py)."""
-    if state.traffic or not state.schedule_dir:
-        return
-    from conformance.run_control import StopGate
-
-    gate = StopGate(_run_stop(state))
-    gate.install_signals()
-    config.stash[_GATE] = gate
-    config.pluginmanager.register(gate, "conformance-stop-gate")
-
-
-def _run_stop(state: RunState):
-    from conformance.run_control import run_stop
-
-    return run_stop(state.schedule_dir, state.deadline_at or None, state.deadline_s or None)
+def _watch_and_gate(config: pytest.Config, state: RunState, process: str) -> None:
+    """This process's watch of the address answers (address.response.schema_valid) and its
+    gate of the run's deadline and signals (conformance/run_control.py)."""
+    watch = setup.response_schema_watch(state, process)
+    if watch is not None:
+        config.pluginmanager.register(watch, "conformance-response-schema")
+    gate = setup.stop_gate(state)
+    if gate is not None:
+        config.stash[_GATE] = gate
+        config.pluginmanager.register(gate, "conformance-stop-gate")
 
 
 class _XdistHandOver:
@@ -234,15 +231,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         allure_adapter.label_item(item, check)
         for marker, (allowed, what) in switches.items():
             if item.get_closest_marker(marker) and not allowed:
-                item.add_marker(pytest.mark.skip(reason=f"profile {profile.name} forbids checks that {what}"))
+                # Not judged, not "not applicable": the rule applies, the profile chose not to judge it.
+                item.stash[_NOT_JUDGED] = ("not_judged", f"forbidden by safety.{marker} = false")
+                item.add_marker(pytest.mark.skip(reason=f"not judged: profile {profile.name} forbids checks that "
+                                                        f"{what} (safety.{marker} = false)"))
+                break
         if item.get_closest_marker("mock_only") and not profile.uses_mock:
             item.add_marker(pytest.mark.skip(reason="needs control of the local mock"))
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = [item for item in items if item not in deselected]
+    if profile.limits.request_budget or profile.limits.daily_quota_reserve:
+        items[:] = by_severity(items, _severity_of)  # a budget is spent on MUST checks first
     workers = int(getattr(config, "workerinput", {}).get("workercount", 0))
     items[:] = spread_slow_first(items, workers, lambda item: item.get_closest_marker("fuzz") is not None,
                                  getattr(config, "workerinput", {}).get("maxschedchunk"))
+
+
+def _severity_of(item: pytest.Item) -> str | None:
+    check_id = item.stash.get(_CHECK_ID, None)
+    return str(check_by_id(check_id).severity) if check_id else None
 
 
 _CHECK_ID = pytest.StashKey[str]()
@@ -332,7 +340,7 @@ def pytest_runtest_setup(item: pytest.Item):
         return (yield)
     try:
         return (yield)
-    except (NotApplicable, Blocked) as exc:  # a fixture found no sample, or its flow failed
+    except (NotApplicable, NotJudged, Blocked) as exc:  # a fixture found no sample, or its flow failed
         _not_judged(item, exc)
     except LoginError as exc:
         _not_judged(item, outcomes.login_blocked(exc))
@@ -345,7 +353,7 @@ def pytest_runtest_call(item: pytest.Item):
         return (yield)
     try:
         return (yield)
-    except (NotApplicable, Blocked) as exc:
+    except (NotApplicable, NotJudged, Blocked) as exc:
         _not_judged(item, exc)
     except LoginError as exc:
         _not_judged(item, outcomes.login_blocked(exc))
@@ -364,14 +372,18 @@ def pytest_runtest_call(item: pytest.Item):
                 report_evidence.attach_observation(value)
 
 
-def _not_judged(item: pytest.Item, exc: NotApplicable | Blocked) -> None:
-    """Report a blocked or not-applicable check to pytest (and so JUnit and Allure) as skipped."""
+def _not_judged(item: pytest.Item, exc: NotApplicable | NotJudged | Blocked) -> None:
+    """Report a blocked, not-judged or not-applicable check to pytest (and so JUnit and
+    Allure) as skipped, its reason prefixed with which."""
     if isinstance(exc, Blocked):
         item.stash[_NOT_JUDGED] = ("blocked", exc.cause)
         if isinstance(exc, Stopped):
             item.stash[_STOPPED] = (exc.stop, exc.unreachable)
         report_evidence.tag_cause(exc.cause)
         pytest.skip(f"blocked: {exc}")
+    if isinstance(exc, NotJudged):
+        item.stash[_NOT_JUDGED] = ("not_judged", exc.what)  # the coverage line groups by `what`
+        pytest.skip(f"not judged: {exc}")
     item.stash[_NOT_JUDGED] = ("not_applicable", None)
     pytest.skip(f"not applicable: {exc}")
 

@@ -5,7 +5,9 @@ failed or skipped report.
   a Finding (an AssertionError)          -> failed (an observation check: its observed value)
   Blocked (a precondition; Stopped)      -> blocked, reported as skipped "blocked: ..."
   NotApplicable                          -> not_applicable, reported as skipped "not applicable: ..."
-  a safety switch's skip                 -> skipped
+  NotJudged (missing material, a budget) -> not_judged, reported as skipped "not judged: ..."
+  a safety switch's skip                 -> not_judged (the rule applies; the profile forbade it)
+  needs the local mock / no such service -> skipped
   anything else                          -> error (a harness problem)
 
 Called by the plugin's pytest_runtest_makereport (conformance/pytest_plugin.py).
@@ -20,7 +22,7 @@ from typing import Any
 import pytest
 
 from conformance.checks.registry import Check, Severity
-from conformance.errors import ExitCode, NotApplicable, UnreachableError
+from conformance.errors import ExitCode, NotApplicable, NotJudged, UnreachableError
 from conformance.findings import Blocked, Finding
 from conformance.http import evidence as report_evidence
 from conformance.http.stops import Stopped
@@ -60,10 +62,15 @@ def decide(check: Check, test_id: str, report: pytest.TestReport, call: pytest.C
         # subtests report here, past the call wrapper's own conversion).
         entry.outcome, entry.value = "observation", {"finding": _failure_reason(call.excinfo)}
         report.outcome, report.longrepr = "passed", None
-    elif report.failed and call.excinfo is not None and _only(call.excinfo.value, NotApplicable):
+    elif report.failed and call.excinfo is not None and _only(call.excinfo.value, NotJudged | NotApplicable):
         # Raised inside a schemathesis subtest (the request budget ran out mid-fuzzing).
-        entry.outcome, entry.reason = "not_applicable", _failure_reason(call.excinfo)
-        report.outcome, report.longrepr = "skipped", (str(report.fspath), 0, f"not applicable: {entry.reason}")
+        leaves = _flatten(call.excinfo.value)
+        judged = [e for e in leaves if isinstance(e, NotJudged)]
+        entry.outcome = "not_judged" if judged else "not_applicable"
+        entry.cause = judged[0].what if judged else None
+        entry.reason = _failure_reason(call.excinfo)
+        report.outcome, report.longrepr = "skipped", (str(report.fspath), 0,
+                                                      f"{entry.outcome.replace('_', ' ')}: {entry.reason}")
     elif report.failed:
         excinfo = call.excinfo
         is_finding = excinfo is not None and _is_finding(excinfo.value)
@@ -90,16 +97,16 @@ def _skip_reason(report: pytest.TestReport) -> str:
         text = str(longrepr[2]).removeprefix("Skipped: ")
     else:
         text = _full(str(longrepr))
-    return text.removeprefix("blocked: ").removeprefix("not applicable: ")
+    return text.removeprefix("blocked: ").removeprefix("not applicable: ").removeprefix("not judged: ")
 
 
 def _is_finding(exc: BaseException) -> bool:
     """A conformance finding: an AssertionError, or a group (schemathesis) of them; cases a
-    spent request budget stopped (NotApplicable) may be among them."""
+    spent request budget stopped (NotJudged) may be among them."""
     if isinstance(exc, BaseExceptionGroup):
         flat = _flatten(exc)
         return any(isinstance(e, AssertionError) for e in flat) and \
-            all(isinstance(e, AssertionError | NotApplicable | Blocked) for e in flat)
+            all(isinstance(e, AssertionError | NotJudged | NotApplicable | Blocked) for e in flat)
     return isinstance(exc, AssertionError)
 
 
@@ -139,9 +146,16 @@ def _full(text: str) -> str:
 class SummaryCollector:
     """Registered in the controller only: gathers entries from local and xdist reports."""
 
-    def __init__(self, summary: Summary, report_dir: Path) -> None:
+    def __init__(self, summary: Summary, report_dir: Path, waivers: tuple[str, list[Any]] | None = None) -> None:
         self.summary = summary
         self.report_dir = report_dir
+        self.waivers = waivers
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        from conformance.profiles import load_profile
+
+        self.summary.require_coverage = bool(session.config.getoption("require_coverage")) or \
+            load_profile(session.config.getoption("profile")).require_coverage
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         raw = getattr(report, "conformance_entry", None)
@@ -156,6 +170,11 @@ class SummaryCollector:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.waivers is not None:  # accepted deviations: failed -> waived, before the verdict
+            from conformance.reporting import waivers
+
+            self.summary.waivers = {"file": self.waivers[0],
+                                    "warnings": waivers.apply(self.summary.entries, self.waivers[1])}
         self.summary.write(self.report_dir)
         from conformance.passive.har import TrafficLog
 

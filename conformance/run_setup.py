@@ -186,7 +186,7 @@ def auto_worker_count(config: pytest.Config) -> int | None:
         rate = profile.limits.requests_per_second
         bounds = [(in_flight_bound(profile.limits.concurrency, rate, latency), rate, latency)
                   for latency in (observed_latency(config, profile, name) for name, service in profile.services.items()
-                                  if not service.mock and _runs_suite(config, name))]
+                                  if not service.mock and runs_suite(config, name))]
     except HarnessError:
         return None  # the preparation says what is wrong (exit 2, or 3 when unreachable)
     workers = auto_workers(cores(config), bounds) if bounds else None
@@ -200,7 +200,7 @@ def auto_worker_count(config: pytest.Config) -> int | None:
 def needs_sample_validation(config: pytest.Config, profile: Profile, state: RunState) -> bool:
     address = profile.address
     return bool(address is not None and address.samples and address.verify_samples and "address" in state.urls
-                and not state.reference and _runs_suite(config, "address"))
+                and not state.reference and runs_suite(config, "address"))
 
 
 def prepare_passive(config: pytest.Config, profile: Profile, report_dir: Path) -> RunState:
@@ -228,7 +228,7 @@ def prepare_passive(config: pytest.Config, profile: Profile, report_dir: Path) -
     return state
 
 
-def _runs_suite(config: pytest.Config, suite: str) -> bool:
+def runs_suite(config: pytest.Config, suite: str) -> bool:
     target = SUITES_DIR / suite
     args = [Path(a.split("::")[0]).resolve() for a in config.args] or [Path.cwd()]
     return any(a == target or target in a.parents or a in target.parents for a in args)
@@ -336,3 +336,33 @@ def load_hypothesis_profile(state: RunState) -> None:
 
     settings.register_profile("conformance-run", max_examples=state.max_examples, deadline=None)
     settings.load_profile("conformance-run")
+
+
+def count_probes(profile: Profile, state: RunState, run: Any) -> None:
+    """The reachability probe was each real service's first request: its budget counts it."""
+    for name in state.urls:
+        if name in profile.services and not profile.services[name].mock:
+            run.schedule(name).reserve(0.0, 0, paced=False)
+
+
+def response_schema_watch(state: RunState, process: str) -> Any:
+    """This process's part of address.response.schema_valid (next to the check, in
+    conformance/checks/address/response_schema_watch.py): every address answer it receives."""
+    from conformance.profiles import load_profile
+
+    if state.traffic or load_profile(state.profile_ref).address is None:
+        return None
+    from conformance.checks.address.response_schema_watch import ResponseSchemaWatch
+
+    return ResponseSchemaWatch(state.report_dir, process)
+
+
+def stop_gate(state: RunState) -> Any:
+    """The run's deadline and SIGINT/SIGTERM stop this process's checks (conformance/run_control.py)."""
+    if state.traffic or not state.schedule_dir:
+        return None
+    from conformance.run_control import StopGate, run_stop
+
+    gate = StopGate(run_stop(state.schedule_dir, state.deadline_at or None, state.deadline_s or None))
+    gate.install_signals()
+    return gate

@@ -10,6 +10,11 @@ the long work starts first and on every worker; what remains is balanced by the 
 
 If xdist hands out other chunks than this, the order is still a valid order, only less
 balanced; a serial run keeps its collection order.
+
+A run with a request budget or a quota reserve first orders its items by severity
+(`by_severity`: MUST, then SHOULD, then observations, each in collection order), so that
+a budget that cannot fit everything is spent on MUST checks first; the slow items are then
+spread as above (the two compose: spreading keeps the order of the items it does not move).
 """
 
 from __future__ import annotations
@@ -19,6 +24,18 @@ from itertools import islice
 from typing import TypeVar
 
 T = TypeVar("T")
+
+
+SEVERITY_ORDER = ("MUST", "SHOULD", "observation")
+
+
+def by_severity(items: list[T], severity: Callable[[T], str | None]) -> list[T]:
+    """`items` MUST first, then SHOULD, then observations (unknown last), each in its order."""
+    def rank(item: T) -> int:
+        value = severity(item)
+        return SEVERITY_ORDER.index(value) if value in SEVERITY_ORDER else len(SEVERITY_ORDER)
+
+    return sorted(items, key=rank)  # stable: collection order within a severity
 
 
 def first_chunk_size(collected: int, workers: int, max_chunk: int | None = None) -> int:

@@ -271,7 +271,7 @@ def test_until_stops_at_the_first_match_and_at_the_limit() -> None:
 
 
 # --- catalogue -----------------------------------------------------------------------------------
-SUITES = Path(__file__).resolve().parents[1] / "conformance" / "suites" / "address"
+SUITES = Path(__file__).resolve().parents[1] / "suites" / "address"
 
 
 def _general_checks() -> dict[str, Any]:

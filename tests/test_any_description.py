@@ -25,7 +25,8 @@ VENDOR = REPO_ROOT / "tests" / "interop" / "vendor-address-openapi.yaml"
 
 def vendor_profile(tmp_path: Path, openapi: Path = VENDOR) -> Path:
     text = (REPO_ROOT / "profiles" / "local-mock.toml").read_text()
-    text = text.replace('openapi = "../openapi/address-v2.yaml"', f'openapi = "{openapi}"')
+    assert "[services.address]\nmock = true\n" in text
+    text = text.replace("[services.address]\nmock = true\n", f'[services.address]\nmock = true\nopenapi = "{openapi}"\n')
     text = text.replace('name = "local-mock"', 'name = "vendor-description"')
     path = tmp_path / "vendor-description.toml"
     path.write_text(text)

@@ -47,8 +47,10 @@ def test_each_operation_is_probed_for_ignored_auth_once_per_run(tmp_path: Path) 
     for path, counts in served.items():
         answered = sum(n for s, n in counts.items() if 200 <= s < 300)
         # one probe without a key and one with a wrong key, plus the few generated requests
-        # that leave the key out themselves; each 2xx answer used to cost two more
-        assert counts[401] <= 4 < 2 * answered, (path, counts)
+        # that leave the key out themselves (negative mode; the same example may come from the
+        # operation's test, the public-behaviour test and the SHOULD test: up to three times);
+        # each 2xx answer used to cost two more
+        assert counts[401] <= 6 < 2 * answered, (path, counts)
 
 
 def test_an_operation_that_serves_a_wrong_key_is_still_caught(tmp_path: Path) -> None:

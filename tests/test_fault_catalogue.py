@@ -98,7 +98,7 @@ def test_clean_mock_passes_every_check(suite: str, tmp_path: Path) -> None:
     code, summary = conformance_run(tmp_path, suite, marker=None)
     assert outcomes(summary, "failed", "error", "blocked") == {}
     assert code == 0
-    executed = {e["check"] for e in summary["checks"] if e["outcome"] not in ("skipped", "not_applicable")}
+    executed = {e["check"] for e in summary["checks"] if e["outcome"] not in ("skipped", "not_applicable", "not_judged")}
     declared = {c.id for c in registered_checks(suite)}
     assert declared - executed - NOT_FOR_THE_SHIPPED_DESCRIPTION == set(), "checks declared but never executed"
     observations = [e for e in summary["checks"] if e["severity"] == "observation"
@@ -201,7 +201,7 @@ def judge_run(faults: tuple[Fault, ...], code: int, summary: dict[str, Any],
     """What is wrong with a run under `faults`, per fault name and for the RUN as a whole:
     a fault is proven by the run when neither holds anything."""
     problems: dict[str, list[str]] = {RUN: [], **{f.name: [] for f in faults}}
-    ran = {e["check"] for e in summary["checks"] if e["outcome"] not in ("skipped", "not_applicable")}
+    ran = {e["check"] for e in summary["checks"] if e["outcome"] not in ("skipped", "not_applicable", "not_judged")}
     failed = outcomes(summary, "failed")
     if errors := outcomes(summary, "error"):
         problems[RUN].append(f"checks broke instead of judging: {errors}")
@@ -240,7 +240,7 @@ def run_and_judge(faults: tuple[Fault, ...], checks: list[str], fuzzes: bool,
     fault's checks can be seen there."""
     code, summary = conformance_run(report_dir, faults[0].server, *(f.name for f in faults),
                                     marker=None if fuzzes else "not fuzz", checks=checks)
-    ran = {e["check"] for e in summary["checks"] if e["outcome"] not in ("skipped", "not_applicable")}
+    ran = {e["check"] for e in summary["checks"] if e["outcome"] not in ("skipped", "not_applicable", "not_judged")}
     observable = {c for f in faults if f.name not in NOT_RECORDED_WHOLE
                   for c in expected_failures(f)[0] if check_by_id(c).observes != "probe"} & ran
     passive = judge_traffic(report_dir / "traffic.har", report_dir / "passive") if observable else None

@@ -116,7 +116,23 @@ _NAAM = f"{ADRESSEN}?woonplaatsNaam=Amstelveer&openbareRuimteNaam=Kerkstraat&hui
 _SIDE = W["nummeraanduiding_nevenadres"]
 
 # fault -> a check that holds without the fault and fails with it
+def _absent(path: str, identificatie: str) -> Check:
+    """A search answered 200 without the object (time travel and huidig on the collection)."""
+    return lambda c: (lambda r: r.status_code == 200 and identificatie not in r.text)(get(c, path))
+
+
+_HISTORIE_PAND = "1951100000000109"  # the building of adresseerbaarobject_historie
+_EINDSTATUS_PAND = "1951100000000108"  # the building of adresseerbaarobject_eindstatus
+
 EXTRA_FAULT_CASES: dict[str, Check] = {
+    # Before the object existed it is not found; with huidig=true an object with an end status is not.
+    "collection_ignores_geldig_op": _absent(f"{OBJECTS}?pandIdentificaties={_HISTORIE_PAND}&geldigOp=1900-01-01",
+                                            data.WELL_KNOWN["adresseerbaarobject_historie"]),
+    "collection_ignores_beschikbaar_op": _absent(
+        f"{OBJECTS}?pandIdentificaties={_HISTORIE_PAND}&beschikbaarOp=1900-01-01T00:00:00",
+        data.WELL_KNOWN["adresseerbaarobject_historie"]),
+    "collection_ignores_huidig": _absent(f"{OBJECTS}?pandIdentificaties={_EINDSTATUS_PAND}&huidig=true",
+                                         data.WELL_KNOWN["adresseerbaarobject_eindstatus"]),
     # With inclusiefEindStatus=true the end-status address is found by its id.
     "end_status_flag_ignored": lambda c: _status(
         f"/adressen/{data.WELL_KNOWN['nummeraanduiding_eindstatus']}?inclusiefEindStatus=true", 200)(c),

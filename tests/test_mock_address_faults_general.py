@@ -136,6 +136,14 @@ def _short_forms_equivalent(c: TestClient) -> bool:
     return True
 
 
+def _problem_uris(c: TestClient) -> bool:
+    """type and instance of a 404 and of a 400 are URI references (RFC 3986)."""
+    from conformance.checks.uri_reference import is_uri_reference
+
+    bodies = [get(c, f"{ADRESSEN}/0000000000000000").json(), get(c, f"{ADRESSEN}?postcode=0000XX&huisnummer=1").json()]
+    return all(is_uri_reference(b.get("type", "")) and is_uri_reference(b.get("instance", "")) for b in bodies)
+
+
 # fault -> (maintenance mode, check that holds without the fault and fails with it)
 GENERAL_FAULT_CASES: dict[str, tuple[bool, Check]] = {
     "time_travel_forbidden": (False, _all(_status(f"{OBJECTS}/{VBO}?geldigOp=2024-01-01", 200),
@@ -160,6 +168,8 @@ GENERAL_FAULT_CASES: dict[str, tuple[bool, Check]] = {
     "supported_crs_rejected": (False, _all(
         _status(f"{OBJECTS}/{VBO}", 200, accept_crs="epsg:28992"), _status(_BBOX, 200, content_crs="epsg:28992"))),
     "retry_after_in_seconds": (True, _retry_after_is_a_date),
+    "problem_type_not_uri": (False, _problem_uris),
+    "problem_instance_not_uri": (False, _problem_uris),
     "restricted_policy_applied_to_all_keys": (False, _status(f"{UITGEBREID}/{NA}", 200)),
     "write_methods_served": (False, lambda c: all(
         c.request(m, BASE + f"{ADRESSEN}/{NA}", headers={"X-Api-Key": KEY}).status_code == 405

@@ -41,6 +41,7 @@ from conformance.mocks.faults import FaultSet, catalogue
 from conformance.mocks.launcher import ServerThread
 
 FILING = "registry.cto.aanbieden.verzoeken"
+STATUS = "registry.cto.aanbieden.status"  # the mock's second scope of the confidential client
 INQUIRY = "registry-inzage"
 AUD = "127.0.0.1:443/auth/oauth/v2/token"
 REDIRECT = "https://notary.example/callback"
@@ -86,7 +87,7 @@ def publisher(pki: TestPki) -> Iterator[tuple[str, dict[str, dict], list[str]]]:
 
 def make_config(pki: TestPki, jwks_base: str, **overrides: Any) -> AuthMockConfig:
     clients = {
-        CONF: ClientRegistration(CONF, "confidential", secret=SECRET, redirect_uris=(REDIRECT,), scopes=(FILING,)),
+        CONF: ClientRegistration(CONF, "confidential", secret=SECRET, redirect_uris=(REDIRECT,), scopes=(FILING, STATUS)),
         PUBLIC: ClientRegistration(PUBLIC, "public", redirect_uris=(REDIRECT,), scopes=(FILING,)),
     }
     for client_id, document in CC_DOCUMENTS.items():
@@ -135,11 +136,12 @@ class Env:
     def authorize(self, *, client_id: str = CONF, user: str = "notaris", password: str | None = None,
                   decision: str = "approve", scope: str = FILING, state: str | None = "st-1",
                   verifier: str | None = "default", challenge: str | None = "default", method: str | None = "S256",
-                  redirect_uri: str = REDIRECT, extra: tuple[tuple[str, str], ...] = ()) -> Authz:
+                  redirect_uri: str = REDIRECT, extra: tuple[tuple[str, str], ...] = (),
+                  response_type: str = "code") -> Authz:
         verifier = rfc7636.generate_verifier() if verifier == "default" else verifier
         if challenge == "default":
             challenge = rfc7636.s256(verifier) if verifier is not None else None
-        params = [("response_type", "code"), ("client_id", client_id), ("scope", scope),
+        params = [("response_type", response_type), ("client_id", client_id), ("scope", scope),
                   ("redirect_uri", redirect_uri), ("nonce", "n-1")]
         params += [(k, v) for k, v in (("state", state), ("code_challenge", challenge),
                                        ("code_challenge_method", method)) if v is not None]
@@ -789,6 +791,38 @@ def _concurrent(e: Env) -> list[Any]:
     return [at_once, _o(e.cc(assertion))]
 
 
+def _missing_secrets(e: Env) -> list[Any]:
+    return [_o(e.exchange(e.code(), secret=None)), _o(e.refresh(e.code_tokens()["refresh_token"], secret=None))]
+
+
+def _code_at(seconds: int) -> Callable[[Env], Any]:
+    def probe(e: Env) -> Any:
+        authz = e.code()
+        e.advance(seconds)
+        return _o(e.exchange(authz))
+    return probe
+
+
+def _refresh_at(e: Env) -> Any:
+    refresh_token = e.code_tokens()["refresh_token"]
+    e.advance(604800 - 3600)
+    return _o(e.refresh(refresh_token))
+
+
+def _access_at(e: Env) -> int:
+    token = e.cc_token()
+    e.advance(3500)
+    return e.call(INQUIRY_URL, token).status_code
+
+
+def _other_algorithms(e: Env) -> list[Any]:
+    return [_o(e.cc(e.assertion(algorithm=alg))) for alg in ("RS384", "RS512", "PS256")]
+
+
+def _saml_type(e: Env) -> Any:
+    return _o(e.cc(e.assertion(), client_assertion_type="urn:ietf:params:oauth:client-assertion-type:saml2-bearer"))
+
+
 _REFUSED = (401, "invalid_client")
 _BAD_TOKEN = 'Bearer realm="registry", error="invalid_token"'
 _SCOPE_CHALLENGE = f'Bearer realm="registry", error="insufficient_scope", scope="{FILING}"'
@@ -824,6 +858,9 @@ FAULT_TABLE: list[tuple[str, Callable[[Env], Any], Any, Any]] = [
      TRICKY_STATE, TRICKY_STATE.replace("+", " ")),
     ("consent_not_remembered", lambda e: [e.authorize().pages, e.authorize().pages],
      [["login", "consent"], []], [["login", "consent"], ["consent"]]),
+    ("consent_per_client_only",
+     lambda e: [e.authorize().pages, e.authorize(scope=f"{FILING} {STATUS}").pages],
+     [["login", "consent"], ["consent"]], [["login", "consent"], []]),
     ("role_not_checked", lambda e: (lambda a: [a.param("error"), bool(a.code)])(e.authorize(user="medewerker")),
      ["access_denied", False], [None, True]),
     ("expires_in_not_3600", lambda e: [e.code_tokens()["expires_in"], _cc_body(e)["expires_in"]],
@@ -888,6 +925,25 @@ FAULT_TABLE: list[tuple[str, Callable[[Env], Any], Any, Any]] = [
                 .status_code], [403, 403], [200, 200]),
     ("www_authenticate_missing", _challenges, ['Bearer realm="registry"', _BAD_TOKEN, _SCOPE_CHALLENGE],
      [None, None, _SCOPE_CHALLENGE]),
+    ("client_secret_optional", _missing_secrets, [(401, "invalid_client")] * 2, ["ok"] * 2),
+    ("response_type_not_checked", lambda e: [e.authorize(response_type=t).param("error") for t in ("token", "id_token")],
+     ["unsupported_response_type"] * 2, [None] * 2),
+    ("code_dies_early", _code_at(20), "ok", (400, "invalid_grant")),
+    ("refresh_dies_early", _refresh_at, "ok", (400, "invalid_grant")),
+    ("access_token_dies_early", _access_at, 200, 401),
+    ("assertion_exp_optional", _cc(lambda e: e.assertion(drop=("exp",))), _REFUSED, "ok"),
+    ("assertion_aud_optional", _cc(lambda e: e.assertion(drop=("aud",))), _REFUSED, "ok"),
+    ("assertion_iss_optional", _cc(lambda e: e.assertion(drop=("iss",))), _REFUSED, "ok"),
+    ("assertion_sub_optional", _cc(lambda e: e.assertion(drop=("sub",))), _REFUSED, "ok"),
+    ("assertion_alg_any_rsa", _other_algorithms, [_REFUSED] * 3, ["ok"] * 3),
+    ("assertion_typ_unchecked", _cc(lambda e: e.assertion(headers={"typ": "at+jwt"})), _REFUSED, "ok"),
+    ("assertion_kid_optional", _cc(lambda e: e.assertion(drop_headers=("kid",))), _REFUSED, "ok"),
+    ("assertion_type_unchecked", _saml_type, _REFUSED, "ok"),
+    ("assertion_x5c_key_not_compared",
+     _cc(lambda e: e.assertion(material="mismatch", client_id="inquiry-mismatch")), _REFUSED, "ok"),
+    ("assertion_oin_optional", _cc(lambda e: e.assertion(material="no_oin", client_id="inquiry-no-oin")), _REFUSED, "ok"),
+    ("www_authenticate_no_error", lambda e: e.call(INQUIRY_URL, "abc.def.ghi").headers.get("www-authenticate"),
+     _BAD_TOKEN, 'Bearer realm="registry"'),
     ("filing_wsdl_not_xml", lambda e: e.call(FILING_URL, e.code_tokens()["access_token"]).headers["content-type"],
      "text/xml; charset=utf-8", "application/json"),
 ]

@@ -14,7 +14,15 @@ import pytest
 from conformance.checks.registry import Check, Severity, registered_checks
 from conformance.paths import CHECKOUT as REPO_ROOT
 from conformance.requirements import Requirement, load_requirements
-from conformance.requirements.audit import DOC, SeedText, audit_command, render_markdown, run_audit
+from conformance.requirements.audit import (
+    DOC,
+    SeedText,
+    audit_command,
+    count_rules,
+    only_not_shown,
+    render_markdown,
+    run_audit,
+)
 
 SEEDS = REPO_ROOT.parent / "shared" / "seeds"
 SEED_000 = "seed 000_cca6f102b48e2c17.txt part 4 (Endpoints)"
@@ -33,7 +41,8 @@ def _flags(audit) -> str:
 
 def test_the_audit_flags_nothing(seeds: Path) -> None:
     audit = run_audit(seeds_dir=seeds)
-    assert not audit.flagged, "MUST audit:\n" + _flags(audit)
+    flagged = list(audit.flagged)
+    assert not flagged, "MUST audit:\n" + "\n".join(f"{s}: {f}" for s, f in flagged)
 
 
 def test_every_must_check_names_a_quoted_must_requirement(seeds: Path) -> None:
@@ -115,5 +124,59 @@ def test_an_unknown_requirement_is_flagged(seeds: Path) -> None:
 def test_the_command_writes_the_table_and_exits_by_the_flags(seeds: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "audit.md"
     code = audit_command(argparse.Namespace(audit=True, out=out, seeds=seeds))
-    assert code == 0 and out.read_text(encoding="utf-8") == render_markdown(run_audit(seeds_dir=seeds))
-    assert "MUST audit: 0 flagged" in capsys.readouterr().out
+    audit = run_audit(seeds_dir=seeds)
+    assert code == (1 if audit.flagged else 0) and out.read_text(encoding="utf-8") == render_markdown(audit)
+    printed = capsys.readouterr().out
+    assert f"MUST audit: {len(audit.flagged)} flagged" in printed and "Testable rules" in printed
+
+
+# --- severity against the quote -------------------------------------------------------------------
+ROW = "api-version | every response except 429"
+
+
+def test_a_should_check_resting_only_on_quoted_musts_is_flagged_unless_it_says_why(seeds: Path) -> None:
+    reqs = {"A": _req("A", "MUST", (ROW,))}
+    weaker = Check("address.x.y", "t", ("A",), Severity.SHOULD, "address")
+    assert any(f.startswith("SHOULD check whose every requirement") for f in run_audit([weaker], reqs, seeds).checks[0].flags)
+    observed = Check("address.x.y", "t", ("A",), Severity.OBSERVATION, "address")
+    assert run_audit([observed], reqs, seeds).checks[0].flags
+    explained = Check("address.x.y", "t", ("A",), Severity.SHOULD, "address", downgrade_reason="the seed exempts 429")
+    assert not run_audit([explained], reqs, seeds).flagged
+    # a SHOULD requirement beside it names what makes the check weaker
+    reqs["B"] = _req("B", "SHOULD", ())
+    assert not run_audit([Check("address.x.y", "t", ("A", "B"), Severity.SHOULD, "address")], reqs, seeds).flagged
+
+
+def test_a_must_check_on_should_and_observation_requirements_only_is_flagged(seeds: Path) -> None:
+    reqs = {"A": _req("A", "SHOULD", ()), "O": _req("O", "observation", ("Events: not shown.",))}
+    assert run_audit([_check("A", "O")], reqs, seeds).checks[0].flags
+
+
+def test_a_must_requirement_that_only_says_not_shown_is_flagged(seeds: Path) -> None:
+    not_shown = "Value format of api-version and the deprecation policy: not shown."
+    audit = run_audit([_check("A")], {"A": _req("A", "MUST", (not_shown,))}, seeds)
+    assert any(f.startswith("MUST resting on what the seed does not show") for _, f in audit.flagged)
+    assert only_not_shown("Events: not shown.") and only_not_shown("X | not shown")
+    # the row states the header's presence and leaves only its content open
+    assert not only_not_shown("warning | 200 responses; meaning of its content: not shown")
+    row = "warning | 200 responses; meaning of its content: not shown"
+    assert not run_audit([_check("A")], {"A": _req("A", "MUST", (row,))}, seeds).flagged
+
+
+def test_the_rules_of_each_seed_are_counted() -> None:
+    counts = {c.source: c for c in count_rules()}
+    address = counts["000_cca6f102b48e2c17.txt"]
+    assert 0 < address.judged <= address.listed
+    assert counts["001_a6026fda4ad71339.txt"].listed > 0
+
+
+# The one rule of the seeds no check can judge (README "Requirement ids"): the 412 row names
+# no precondition a request could be built from; an observation measures what triggers it.
+NOT_JUDGEABLE = {"000_cca6f102b48e2c17.txt": ("ADDR-7.412",), "001_a6026fda4ad71339.txt": ()}
+
+
+def test_every_rule_of_the_seeds_is_judged() -> None:
+    counts = {c.source: c for c in count_rules()}
+    for seed, expected in NOT_JUDGEABLE.items():
+        assert counts[seed].not_judged == expected, f"{seed}: rules without a judging check"
+        assert counts[seed].rules_judged == counts[seed].rules - len(expected)

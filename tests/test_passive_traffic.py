@@ -187,11 +187,12 @@ def test_an_authorization_client_is_judged_on_what_it_sends(mock, tmp_path: Path
     client_id, audience = auth["client.client_credentials"], auth["audience"]
     verifier = rfc7636.generate_verifier()
 
-    def authorize(method: str = "S256", challenge: str | None = None) -> tuple:
-        params = {"response_type": "code", "client_id": auth["client.public"], "state": "s-1", "scope": "x",
+    def authorize(method: str = "S256", challenge: str | None = None, drop: tuple[str, ...] = (),
+                  response_type: str = "code") -> tuple:
+        params = {"response_type": response_type, "client_id": auth["client.public"], "state": "s-1", "scope": "x",
                   "redirect_uri": "http://127.0.0.1:8765/callback", "nonce": "n",
                   "code_challenge": challenge or rfc7636.s256(verifier), "code_challenge_method": method}
-        return ("GET", "/auth/oauth/v2/authorize", params, {})
+        return ("GET", "/auth/oauth/v2/authorize", {k: v for k, v in params.items() if k not in drop}, {})
 
     def cc(assertion: str) -> tuple[tuple, dict[str, str]]:
         return ("POST", "/auth/oauth/v2/token", {}, {}), {
@@ -208,11 +209,13 @@ def test_an_authorization_client_is_judged_on_what_it_sends(mock, tmp_path: Path
     _, summary, out = judge(write_har(conforming, tmp_path / "good.har"), tmp_path / "good")
     got = outcomes(summary)
     judged = {"client.auth.pkce_s256", "client.auth.assertion_form", "client.auth.assertion_short_expiry",
-              "client.auth.jti_not_reused", "client.auth.token_request_form"}
+              "client.auth.jti_not_reused", "client.auth.token_request_form", "client.auth.authorization_request"}
     assert {got[c] for c in judged} == {"passed"}, out[-2000:]
     replayed = assertion()
     faulty = {
         "client.auth.pkce_s256": [(authorize("plain", challenge=verifier), None)],
+        "client.auth.authorization_request": [(authorize(drop=("nonce",)), None), (authorize(drop=("state",)), None),
+                                              (authorize(response_type="token"), None)],
         "client.auth.verifier_syntax": [(("POST", "/auth/oauth/v2/token", {}, {}), {
             "grant_type": "authorization_code", "code": "c", "client_id": auth["client.public"],
             "redirect_uri": "http://127.0.0.1:8765/callback", "code_verifier": "short"})],
@@ -331,6 +334,7 @@ CLIENT_PROOFS = {
     "client.address.get_only": "test_a_conforming_client_passes_and_each_client_fault_is_found",
     "client.address.parameters_within_limits": "test_a_conforming_client_passes_and_each_client_fault_is_found",
     "client.auth.pkce_s256": "test_an_authorization_client_is_judged_on_what_it_sends",
+    "client.auth.authorization_request": "test_an_authorization_client_is_judged_on_what_it_sends",
     "client.auth.assertion_form": "test_an_authorization_client_is_judged_on_what_it_sends",
     "client.auth.assertion_short_expiry": "test_an_authorization_client_is_judged_on_what_it_sends",
     "client.auth.jti_not_reused": "test_an_authorization_client_is_judged_on_what_it_sends",

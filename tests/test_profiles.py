@@ -48,6 +48,13 @@ def test_user_profile_by_path(tmp_path: Path) -> None:
     assert profile.address.base_url == "https://vendor.example/v2"
     assert profile.address.header("Registry-RateLimit-DayLimit") == "Registry-RateLimit-DayLimit"
     assert profile.safety.fuzz is False  # safe defaults when the table is absent
+    assert profile.address.maintenance_url is None
+
+
+def test_maintenance_url_is_read_without_trailing_slash(tmp_path: Path) -> None:
+    text = VALID.replace('base_url = "https://vendor.example/v2"',
+                         'base_url = "https://vendor.example/v2"\nmaintenance_url = "https://down.vendor.example/v2/"')
+    assert load_profile(write(tmp_path, text)).address.maintenance_url == "https://down.vendor.example/v2"
 
 
 @pytest.mark.parametrize(
@@ -61,6 +68,9 @@ def test_user_profile_by_path(tmp_path: Path) -> None:
         (lambda t: t + "\n[limits]\nrequests_per_second = -1\n", "limits.requests_per_second"),
         (lambda t: t + "\nbogus = 1\n", "unknown key"),
         (lambda t: t.replace("[profile]", "[profile"), "not valid TOML"),
+        (lambda t: t.replace('base_url = "https://vendor.example/v2"',
+                             'base_url = "https://vendor.example/v2"\nmaintenance_url = "vendor.example/down"'),
+         "key services.address.maintenance_url"),
     ],
 )
 def test_malformed_profile_names_file_and_key(tmp_path: Path, edit, message: str) -> None:

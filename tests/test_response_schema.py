@@ -157,17 +157,19 @@ def test_one_violation_per_operation_and_path_counted_per_answer(schemas: Respon
     rs.flush(main, tmp_path, "main")
     rs.flush(worker, tmp_path, "gw0")
     total = rs.gather(tmp_path)
-    assert (total.validated, total.offending, sum(total.skipped.values())) == (4, 3, 1)
+    # huisnummer is a field of a HAL resource: seed part 2 does not show it (public behaviour)
+    assert (total.validated, total.offending, total.offending_public, sum(total.skipped.values())) == (4, 0, 3, 1)
     [violation] = total.violations.values()
-    assert (violation.operation, violation.status, violation.location, violation.count) == (
-        "GET /adressen/{nummeraanduidingIdentificatie} (bevraagAdressenMetNumId)", 200, "$.huisnummer", 3)
+    assert (violation.operation, violation.status, violation.location, violation.count, violation.public) == (
+        "GET /adressen/{nummeraanduidingIdentificatie} (bevraagAdressenMetNumId)", 200, "$.huisnummer", 3, True)
     evidence = violation.first_exchange()
     assert evidence is not None and evidence.url == BASE_URL + f"/adressen/{NA}" and evidence.json["huisnummer"] == "1"
+    rs.judge(total)  # the seed's constraints hold
     with pytest.raises(Finding) as found:
-        rs.judge(total)
+        rs.judge(total, public=True)
     assert "GET /adressen/{nummeraanduidingIdentificatie} (bevraagAdressenMetNumId) -> 200 AdresIOHal: " \
            "$.huisnummer" in str(found.value) and "3 answers" in str(found.value)
-    assert rs.console_findings(total)[0].startswith("finding (address.response.schema_valid): GET /adressen/")
+    assert rs.console_findings(total)[0].startswith("finding (address.response.public_behaviour): GET /adressen/")
 
 
 def test_verdicts_without_violations() -> None:
@@ -262,12 +264,12 @@ SELECTION = ("response_schema or test_adres_by_id or test_by_postcode_huisnummer
              "or (uitgebreid and test_by_id)")
 
 
-def _run(report_dir: Path, *faults: str) -> tuple[int, dict[str, Any]]:
+def _run(report_dir: Path, *faults: str, selection: str = SELECTION) -> tuple[int, dict[str, Any]]:
     cmd = [sys.executable, "-m", "conformance.cli", "run", "--suite", "address", "-n", "0", "--no-html",
            "--report-dir", str(report_dir), "--seed", "1"]
     for name in faults:
         cmd += ["--mock-fault", name]
-    cmd += ["--", "-q", "-k", SELECTION]
+    cmd += ["--", "-q", "-k", selection]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=REPO_ROOT,
                           env={**os.environ, "PYTHONHASHSEED": "0"})
     summary = report_dir / "summary.json"
@@ -275,8 +277,8 @@ def _run(report_dir: Path, *faults: str) -> tuple[int, dict[str, Any]]:
     return proc.returncode, json.loads(summary.read_text())
 
 
-def _entry(summary: dict[str, Any]) -> dict[str, Any]:
-    [entry] = [e for e in summary["checks"] if e["check"] == rs.CHECK_ID]
+def _entry(summary: dict[str, Any], check: str = rs.CHECK_ID) -> dict[str, Any]:
+    [entry] = [e for e in summary["checks"] if e["check"] == check]
     return entry
 
 
@@ -288,15 +290,26 @@ def test_the_faithful_mock_passes_the_check(tmp_path: Path) -> None:
     assert not (tmp_path / rs.DIRNAME).exists()  # the processes' tallies are not left behind
 
 
-def test_a_string_huisnummer_fails_the_check(tmp_path: Path) -> None:
+def test_a_string_huisnummer_fails_only_the_public_behaviour_check(tmp_path: Path) -> None:
+    """huisnummer is a field of a HAL resource (seed part 2: not shown): a warning, exit 0."""
     code, summary = _run(tmp_path, "address.huisnummer_as_string")
-    entry = _entry(summary)
-    assert (code, entry["outcome"], entry["severity"]) == (1, "failed", "MUST")
+    assert _entry(summary)["outcome"] == "passed"
+    entry = _entry(summary, rs.PUBLIC_CHECK_ID)
+    assert (code, entry["outcome"], entry["severity"]) == (0, "failed", "SHOULD")
     assert "GET /adressen/{nummeraanduidingIdentificatie} (bevraagAdressenMetNumId) -> 200 AdresIOHal: $.huisnummer: " \
            in entry["reason"]
     assert "is not of type \"integer\"" in entry["reason"]
-    others = {e["check"]: e["outcome"] for e in summary["checks"] if e["check"] != rs.CHECK_ID}
+    others = {e["check"]: e["outcome"] for e in summary["checks"] if e["check"] not in rs.JUDGES}
     assert "failed" not in others.values() and "error" not in others.values()
+
+
+def test_invalid_params_without_name_fails_the_seed_check(tmp_path: Path) -> None:
+    """Seed part 2: each invalid-params item has a name: a MUST finding, exit 1."""
+    code, summary = _run(tmp_path, "address.invalid_params_without_name",
+                         selection="response_schema or geldig_op_malformed")
+    entry = _entry(summary)
+    assert (code, entry["outcome"], entry["severity"]) == (1, "failed", "MUST")
+    assert "invalid-params[*].name" in entry["reason"], entry["reason"]
 
 
 def test_the_answers_of_the_run_start_sample_validation_are_judged_too(tmp_path: Path) -> None:
@@ -331,7 +344,7 @@ nummeraanduiding = "{data.WELL_KNOWN['nummeraanduiding']}"
             capture_output=True, text=True, timeout=300, cwd=REPO_ROOT,
             env={**os.environ, "RESPONSE_SCHEMA_TEST_KEY": key})
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
-    entry = _entry(summary)
-    assert (proc.returncode, entry["outcome"]) == (1, "failed"), proc.stdout[-3000:] + proc.stderr[-2000:]
+    entry = _entry(summary, rs.PUBLIC_CHECK_ID)
+    assert (proc.returncode, entry["outcome"]) == (0, "failed"), proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "(bevraagAdressenMetNumId) -> 200 AdresIOHal: $.huisnummer" in entry["reason"]
-    assert len(summary["checks"]) == 1
+    assert _entry(summary)["outcome"] == "passed" and len(summary["checks"]) == 2

@@ -39,10 +39,8 @@ USER, PASSWORD = "operator-7", "s3cret-soap-password-canary"
 
 # ------------------------------------------------------------------------------ profiles
 def _profile_text(soap_tables: str, *, soap_extra: str = "") -> str:
-    """local-mock.toml with the soap service's tables replaced (openapi path made absolute)."""
+    """local-mock.toml with the soap service's tables replaced."""
     text = (SHIPPED_PROFILES / "local-mock.toml").read_text(encoding="utf-8")
-    openapi = (REPO_ROOT / "conformance" / "openapi" / "address-v2.yaml").resolve()
-    text = text.replace('openapi = "../openapi/address-v2.yaml"', f'openapi = "{openapi}"')
     soap = f'[services.soap]\nmock = true\nsoap_action_base = "urn:registry:graafbericht"\n{soap_extra}\n{soap_tables}\n'
     text, count = re.subn(r"\[services\.soap\]\n.*?(?=\n\[services\.auth\])", soap, text, flags=re.DOTALL)
     assert count == 1

@@ -27,7 +27,7 @@ from conformance.soap.loader import load_contract
 from conformance.soap.samples import sample_request
 from conformance.soap.wsdl_facts import WsdlFacts, read_facts
 
-SUITE_DIR = Path(__file__).resolve().parents[1] / "conformance" / "suites" / "soap"
+SUITE_DIR = Path(__file__).resolve().parents[1] / "suites" / "soap"
 BASE = "urn:registry:graafbericht"
 URL = "http://127.0.0.1:9/netbeheerder/graafbericht"
 

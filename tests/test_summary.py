@@ -31,7 +31,7 @@ def test_exit_codes_by_severity(tmp_path) -> None:
     assert s.exit_code() is ExitCode.UNREACHABLE
     data = json.loads(s.write(tmp_path).read_text())
     assert data["counts"]["warnings"] == 1 and data["counts"]["must_failures"] == 1
-    assert data["counts"]["blocked"] == 2 and data["counts"]["must_not_judged"] == 3
+    assert data["counts"]["blocked"] == 2 and data["counts"]["must_blocked"] == 3
     assert {"check", "requirements", "severity", "suite", "outcome", "reason", "value", "cause"} <= set(data["checks"][0])
 
 

@@ -97,8 +97,8 @@ def test_max_wait_s_bounds_the_real_time_waits(tmp_path: Path, environment) -> N
     wall, summary = run(tmp_path, profile, secrets)
     by_check = {e["check"]: e for e in summary["checks"]}
     for check in ("auth.use.expired_token_refused", "auth.refresh.expired_refused"):
-        assert by_check[check]["outcome"] == "not_applicable", by_check[check]
+        assert by_check[check]["outcome"] == "not_judged", by_check[check]
         assert "would wait" in by_check[check]["reason"] and "max_wait_s = 20" in by_check[check]["reason"]
     # The code's 30 s lifetime is tried first (35 s): within no budget of 20 s either.
-    assert by_check["auth.code.expired_refused"]["outcome"] == "not_applicable"
+    assert by_check["auth.code.expired_refused"]["outcome"] == "not_judged"
     assert wall < 90

@@ -50,3 +50,18 @@ def test_chunks_of_two_take_one_slow_item_each() -> None:
     assert ordered[:6] == ["t30", "t00", "t31", "t01", "t32", "t02"]  # the first chunks
     assert ordered[6:10] == ["t33", "t03", "t34", "t04"]  # the refills
     assert first_chunk_size(400, 12, 2) == 2 and first_chunk_size(400, 2) == 50
+
+
+def test_a_budgeted_run_orders_must_first_and_still_spreads_the_slow_items() -> None:
+    from conformance.xdist_order import by_severity
+
+    severity = {f"t{i:02}": ("observation", "SHOULD", "MUST")[i % 3] for i in range(30)}
+    ordered = by_severity(list(severity), severity.get)
+    assert [severity[t] for t in ordered] == ["MUST"] * 10 + ["SHOULD"] * 10 + ["observation"] * 10
+    assert [t for t in ordered if severity[t] == "MUST"] == [t for t in severity if severity[t] == "MUST"]  # stable
+    slow = {"t02", "t05"}  # two MUST items
+    spread = spread_slow_first(ordered, 2, lambda item: item in slow)
+    first, second = _chunks(spread, 2)
+    assert first[0] in slow and second[0] in slow
+    rest = [t for t in spread if t not in slow]
+    assert rest == [t for t in ordered if t not in slow]  # the severity order of the others holds

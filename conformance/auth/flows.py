@@ -20,7 +20,7 @@ from conformance.auth.browser import Browser
 from conformance.auth.login import AuthorizationResult, LoginError
 from conformance.auth.rfc6749 import TokenEndpoint, TokenResult, authorize_url
 from conformance.auth.shared_clock import ClockLedger
-from conformance.errors import NotApplicable
+from conformance.errors import NotApplicable, NotJudged
 from conformance.findings import Blocked
 from conformance.http.client import ApiClient
 from conformance.http.evidence import step
@@ -65,22 +65,23 @@ class AuthTargets:
     # user ("default", "without_role") -> a login driver; empty when the profile cannot log in
     drivers: dict[str, Driver] = field(default_factory=dict, repr=False)
     clock: Clock | None = None
+    consent_scope: str | None = None  # a second scope of the confidential client (services.auth.consent_scope)
 
     def client(self, role: str) -> str:
         client_id = self.clients.get(role)
         if not client_id:
-            raise NotApplicable(f"the profile names no {role} client (services.auth.clients.{role})")
+            raise NotJudged(f"no client of the role {role} (services.auth.clients.{role})", "register one and name it there")
         return client_id
 
     def secret(self, name: str) -> str:
         value = self.secrets.get(name)
         if not value:
-            raise NotApplicable(f"the profile provides no {name} (services.auth.secrets.{name})")
+            raise NotJudged(f"no {name.replace('_', ' ')}", f"name the variable holding it in services.auth.secrets.{name}")
         return value
 
     def signing_material(self, name: str) -> tuple[Any, str]:
         if name not in self.signing:
-            raise NotApplicable(f"no signing material {name!r} (services.auth.keys: pki_dir or private_key)")
+            raise NotJudged(f"no signing material {name}", "give services.auth.keys: pki_dir or private_key")
         return self.signing[name]
 
 
@@ -110,8 +111,10 @@ class WaitBudget:
     def take(self, seconds: float) -> None:
         left = self.total - self.spent
         if seconds > left:
-            raise NotApplicable(f"this check would wait {seconds:g} s in real time; the run's wait budget "
-                                f"(safety.max_wait_s = {self.total:g} s) has {max(left, 0):g} s left")
+            raise NotJudged("the wait budget (safety.max_wait_s) used up",
+                            f"this check would wait {seconds:g} s in real time; the run's wait budget "
+                            f"(safety.max_wait_s = {self.total:g} s) has {max(left, 0):g} s left: raise it, "
+                            "or give a clock hook (services.auth.clock)")
         self.spent += seconds
 
 
@@ -206,7 +209,7 @@ class AuthFlows:
 
     def advance(self, seconds: float) -> None:
         if self.targets.clock is None:
-            raise NotApplicable("this environment has no clock to move")
+            raise NotJudged("no clock hook", "give services.auth.clock, or allow real-time waits (safety.waits = true)")
         with step(f"let {seconds:g} s pass"):
             self.targets.clock.advance(seconds)
 
@@ -215,11 +218,14 @@ class AuthFlows:
         self, *, client: str = "confidential", user: str = "default", scope: str = FILING_SCOPE,
         state: str | None = None, verifier: str | None = DEFAULT, challenge: str | None = DEFAULT,
         method: str | None = "S256", redirect_uri: str | None = None, extra: Sequence[tuple[str, str]] = (),
+        response_type: str = "code",
     ) -> Authorization:
         """Run the authorization request through the profile's login driver."""
         driver = self.targets.drivers.get(user)
         if driver is None:
-            raise NotApplicable(f"the profile's login driver cannot log in as the {user!r} user")
+            raise NotJudged(f"no login as the {user.replace('_', ' ')} user",
+                            f"give the login driver that user (services.auth.secrets.username_{user}, password_{user})"
+                            if user != "default" else "give the profile a login driver (services.auth.login)")
         client_id = self.targets.client(client)
         verifier = rfc7636.generate_verifier() if verifier is DEFAULT else verifier
         if challenge is DEFAULT:
@@ -229,6 +235,7 @@ class AuthFlows:
         url = authorize_url(
             self.targets.auth_url, client_id=client_id, redirect_uri=redirect, scope=scope, state=state,
             nonce=secrets.token_urlsafe(24), code_challenge=challenge, code_challenge_method=method, extra=extra,
+            response_type=response_type,
         )
         with step(f"authorize {client_id} ({scope}), log in, consent, catch the redirect"), self._browser_factory() as browser:
             result = driver.authorize(browser, url, redirect)

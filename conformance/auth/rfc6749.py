@@ -115,10 +115,10 @@ class TokenEndpoint:
 def authorize_url(
     auth_url: str, *, client_id: str, redirect_uri: str, scope: str, state: str, nonce: str,
     code_challenge: str | None, code_challenge_method: str | None = "S256",
-    extra: Sequence[tuple[str, str]] = (),
+    extra: Sequence[tuple[str, str]] = (), response_type: str = "code",
 ) -> str:
     """The authorization request of seed part 2. None leaves a PKCE parameter out."""
-    params = [("response_type", "code"), ("client_id", client_id), ("state", state), ("scope", scope),
+    params = [("response_type", response_type), ("client_id", client_id), ("state", state), ("scope", scope),
               ("redirect_uri", redirect_uri), ("nonce", nonce)]
     if code_challenge is not None:
         params.append(("code_challenge", code_challenge))

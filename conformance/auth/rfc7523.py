@@ -71,17 +71,25 @@ def build_assertion(
     overrides: dict[str, Any] | None = None,
     drop: tuple[str, ...] = (),
     headers: dict[str, Any] | None = None,
+    drop_headers: tuple[str, ...] = (),
+    algorithm: str = "RS256",
 ) -> str:
     """An RS256 assertion; `overrides` replace claims and `drop` removes them after that,
-    so a negative case changes exactly one thing."""
+    `headers` and `drop_headers` do the same to the JWS header, and `algorithm` signs with
+    another RSA algorithm (RS384, RS512, PS256) of the same key, so a negative case changes
+    exactly one thing."""
     claims = claims_for(client_id, audience, now=now, lifetime_s=lifetime_s)
     if jti is not None:
         claims["jti"] = jti
     claims.update(overrides or {})
     for name in drop:
         claims.pop(name, None)
-    header = {"typ": "JWT", "alg": "RS256", "kid": kid, **(headers or {})}
-    return jwt.encode(claims, private_key, algorithm="RS256", headers=header)
+    header = {"typ": "JWT", "alg": algorithm, "kid": kid, **(headers or {})}
+    for name in drop_headers:
+        header.pop(name, None)
+    if "typ" not in header:
+        header["typ"] = None  # pyjwt adds typ JWT unless told to leave it out
+    return jwt.encode(claims, private_key, algorithm=algorithm, headers=header)
 
 
 def unsigned_none(claims: dict[str, Any], kid: str) -> str:

@@ -16,8 +16,9 @@ from conformance.errors import ConfigError
 from conformance.profiles import AUTH_CLIENTS, AuthService
 
 # Signing material names of the test PKI (conformance pki init) used by the flows.
-PKI_MATERIAL = ("current", "next", "no_x5c", "untrusted", "expired", "unregistered_oin", "twice_oin")
-_PKI_DOCUMENT = {"current": "good"}
+PKI_MATERIAL = ("current", "next", "no_x5c", "untrusted", "expired", "unregistered_oin", "twice_oin",
+                "x5c_mismatch", "no_oin")
+_PKI_DOCUMENT = {"current": "good", "x5c_mismatch": "mismatch"}
 
 
 def build_targets(
@@ -38,6 +39,7 @@ def build_targets(
         clients=clients,
         secrets=values,
         clock=clock,
+        consent_scope=service.consent_scope or info.get("consent_scope"),
     )
     pki_dir = info.get("pki_dir") or service.pki_dir
     if pki_dir:

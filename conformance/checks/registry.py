@@ -35,6 +35,9 @@ class Check:
     # exchange), "flow" (several observed exchanges together) or "probe" (only a request
     # of its own: an active run).
     observes: str = "probe"
+    # Why the check is SHOULD or an observation although every requirement it names is a MUST
+    # of the seed or an RFC (the MUST audit flags such a check without a reason).
+    downgrade_reason: str = ""
 
 
 OBSERVES = ("exchange", "flow", "probe")
@@ -52,6 +55,7 @@ def define(
     proven_by: tuple[str, ...] | list[str] = (),
     may_fail_under: tuple[str, ...] | list[str] = (),
     observes: str = "probe",
+    downgrade_reason: str = "",
 ) -> Check:
     """Declare a check. Ids are unique; redefining one with other metadata is an error."""
     if not requirements:
@@ -60,7 +64,7 @@ def define(
         raise ValueError(f"check {check_id!r}: observes must be one of {OBSERVES}")
     check = Check(
         check_id, title, tuple(requirements), severity, suite, feature,
-        tuple(proven_by), tuple(may_fail_under), observes,
+        tuple(proven_by), tuple(may_fail_under), observes, downgrade_reason,
     )
     existing = _REGISTRY.get(check_id)
     if existing is not None and existing != check:

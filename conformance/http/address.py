@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 import httpx
 
-from conformance.errors import NotApplicable
+from conformance.errors import NotJudged
 from conformance.findings import Blocked
 from conformance.http.client import ApiClient, Pacer, Recorder, ServiceBounds
 from conformance.http.exchange import Exchange, from_schemathesis
@@ -129,7 +129,7 @@ class AddressApi:
         passes `verify=False` and judges the answer itself."""
         value = self.samples.get(name)
         if not value:
-            raise NotApplicable(f"the profile names no sample {name!r} ([services.address.samples])")
+            raise NotJudged(f"no sample {name}", "name one in [services.address.samples]: `conformance discover` finds them")
         if verify and name in SAMPLE_LOOKUPS:
             if name not in self._verified:
                 path, params = SAMPLE_LOOKUPS[name]
@@ -173,7 +173,8 @@ class AddressApi:
         else:
             value = self._keys.get(_KEY_SECRET[key])
             if not value:
-                raise NotApplicable(f"the profile provides no {_KEY_SECRET[key]} (services.address.secrets)")
+                raise NotJudged(f"no {_KEY_SECRET[key].replace('_', ' ')}",
+                                f"name the variable holding one in services.address.secrets.{_KEY_SECRET[key]}")
             merged[header] = value
         client = self._flood_client if key in FLOOD_KEYS else self._client
         return client.request(method, path, params=params, headers=merged, omit_headers=omit)
@@ -182,7 +183,7 @@ class AddressApi:
         """The valid key's header, for generated requests (schemathesis sends it itself)."""
         value = self._keys.get("api_key")
         if not value:
-            raise NotApplicable("the profile provides no api_key")
+            raise NotJudged("no api key", "name the variable holding one in services.address.secrets.api_key")
         return {self.service.api_key_header: value}
 
     @property

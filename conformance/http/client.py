@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from conformance.errors import NotApplicable, UnreachableError
+from conformance.errors import NotJudged, UnreachableError
 from conformance.findings import Blocked
 from conformance.http import limits as bounds
 from conformance.http.concurrency import Slots
@@ -41,8 +41,15 @@ PACED_SHARE = 0.97
 MAX_RETRY_WAIT_S = 60
 
 
-class BudgetExhausted(NotApplicable):
-    """The profile's request budget, or its daily-quota reserve, is used up."""
+class BudgetExhausted(NotJudged):
+    """The profile's request budget, or its daily-quota reserve, is used up: the checks left
+    are not judged (the rule applies; the run could not afford to judge it)."""
+
+    def __init__(self, text: str) -> None:
+        # "daily quota reserve reached: 4990 requests left, ...": the numbers differ per worker, the reason does not.
+        what, _, detail = text.partition(": ")
+        how = "raise limits.request_budget, or lower limits.daily_quota_reserve and run when the quota renews"
+        super().__init__(what, f"{detail}; {how}" if detail else how)
 
 
 @dataclass

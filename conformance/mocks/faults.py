@@ -74,6 +74,7 @@ def _load() -> None:
 _SERVER_FAULT_MODULES: tuple[str, ...] = (
     "conformance.mocks.address.faults",
     "conformance.mocks.address.faults_general",
+    "conformance.mocks.address.faults_params",
     "conformance.mocks.address.faults_schema",
     "conformance.mocks.address.faults_compare",
     "conformance.mocks.soap.faults",

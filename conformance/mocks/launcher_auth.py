@@ -34,8 +34,13 @@ CC_CLIENTS = {
     "expired": ("inquiry-expired", "expired"),
     "unregistered_oin": ("inquiry-unregistered-oin", "unregistered_oin"),
     "twice_oin": ("inquiry-twice-oin", "twice_oin"),
+    "x5c_mismatch": ("inquiry-x5c-mismatch", "mismatch"),
+    "no_oin": ("inquiry-no-oin", "no_oin"),
 }
 CODE_CLIENTS = {"confidential": "filing-confidential", "public": "filing-public"}
+# A second scope the mock's confidential client may ask for: consent for it is asked anew
+# (services.auth.consent_scope names a deployment's own).
+MOCK_CONSENT_SCOPE = "registry.cto.aanbieden.status"
 
 
 def ensure_pki(directory: Path = PKI_DIR) -> Any:
@@ -87,7 +92,8 @@ class AuthMockSetup:
         redirect = (self.service.redirect_uri,)
         clients = {
             CODE_CLIENTS["confidential"]: ClientRegistration(
-                CODE_CLIENTS["confidential"], "confidential", secret=secret, redirect_uris=redirect, scopes=(FILING_SCOPE,)),
+                CODE_CLIENTS["confidential"], "confidential", secret=secret, redirect_uris=redirect,
+                scopes=(FILING_SCOPE, MOCK_CONSENT_SCOPE)),
             CODE_CLIENTS["public"]: ClientRegistration(
                 CODE_CLIENTS["public"], "public", redirect_uris=redirect, scopes=(FILING_SCOPE,)),
         }
@@ -111,7 +117,7 @@ class AuthMockSetup:
         """What a run needs to reach one mock authorization server (no secrets)."""
         info = {"auth_url": auth_url, "filing_base": f"{auth_url}/filing", "inquiry_base": f"{auth_url}/inquiry",
                 "audience": default_audience(auth_url), "pki_dir": str(self.pki_dir), "clock": "mock",
-                "jwks_base": self.jwks_base}
+                "jwks_base": self.jwks_base, "consent_scope": MOCK_CONSENT_SCOPE}
         info.update({f"client.{role}": client_id for role, client_id in CODE_CLIENTS.items()})
         info.update({f"client.{role}": client_id for role, (client_id, _) in CC_CLIENTS.items()})
         return info

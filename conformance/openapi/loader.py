@@ -59,13 +59,18 @@ def _fetch(url: str, timeout_s: float) -> str:
     return body.decode("utf-8", errors="strict") if body else ""
 
 
-def load_schema(service: AddressService, base_url: str) -> Any:
-    """The schemathesis schema of the profile's description, its paths relative to `base_url`."""
+def load_schema(service: AddressService, base_url: str, *, seed_only: bool = False) -> Any:
+    """The schemathesis schema of the profile's description, its paths relative to `base_url`;
+    with `seed_only`, its seed view (the constraints marked public behaviour taken out:
+    conformance/openapi/seed_view.py)."""
     import schemathesis
 
     from conformance.openapi.operations import relative_to_base
+    from conformance.openapi.seed_view import seed_view
 
     raw = relative_to_base(load_description(service), urlsplit(base_url).path)
+    if seed_only:
+        raw = seed_view(raw)
     try:
         schema = schemathesis.openapi.from_dict(raw)
         list(schema.get_all_operations())  # resolves every operation: a broken $ref shows here

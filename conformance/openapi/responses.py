@@ -45,6 +45,7 @@ class SchemaError:
     location: str  # JSON path of the offending value, array indices as [*]: $._embedded.adressen[*].huisnummer
     kind: str      # the JSON Schema keyword that failed: type, required, pattern, oneOf...
     message: str   # the validator's message for the first answer that showed it
+    public: bool = False  # breaks only a constraint the description marks public behaviour
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class Judgement:
     status: int
     schema: str | None    # the schema's component name when the description names one
     errors: tuple[SchemaError, ...]
+    marks_public: bool = False  # whether the description marks public-behaviour constraints
 
     @property
     def label(self) -> str:
@@ -63,7 +65,10 @@ class Judgement:
 class ResponseSchemas:
     """The response schemas of one loaded (schemathesis) description, by answer."""
 
-    def __init__(self, schema: Any, base_url: str) -> None:
+    def __init__(self, schema: Any, base_url: str, seed: ResponseSchemas | None = None) -> None:
+        # `seed`: the same description's seed view, when it marks public-behaviour constraints
+        # (conformance/openapi/seed_view.py): its violations are the seed's, the rest public.
+        self._seed = seed
         self._schema = schema
         self._raw = schema.raw_schema
         self._base_path = urlsplit(base_url).path.rstrip("/")
@@ -82,8 +87,15 @@ class ResponseSchemas:
     @classmethod
     def load(cls, service: Any, base_url: str) -> ResponseSchemas:
         from conformance.openapi.loader import load_schema
+        from conformance.openapi.seed_view import has_marks
 
-        return cls(load_schema(service, base_url), base_url)
+        schema = load_schema(service, base_url)
+        seed = cls(load_schema(service, base_url, seed_only=True), base_url) if has_marks(schema.raw_schema) else None
+        return cls(schema, base_url, seed)
+
+    @property
+    def marks_public(self) -> bool:
+        return self._seed is not None
 
     def operation_of(self, method: str, path: str) -> str | None:
         """The description's path template a request (path below the base URL) addresses."""
@@ -113,12 +125,15 @@ class ResponseSchemas:
         if isinstance(prepared, str):
             return prepared
         validator, operation_id, schema_name = prepared
-        errors = []
-        for err in validator.iter_errors(data):
-            errors.append(_schema_error(err))
-            if len(errors) >= MAX_ERRORS_PER_ANSWER:
-                break
-        return Judgement(f"{ex.method.upper()} {template}", operation_id, ex.status, schema_name, tuple(errors))
+        errors = _errors(validator, data)
+        if errors and self._seed is not None:
+            seed = self._seed.judge(ex)
+            seed_errors = seed.errors if isinstance(seed, Judgement) else ()
+            known = {(e.location, e.kind) for e in seed_errors}
+            errors = list(seed_errors) + [SchemaError(e.location, e.kind, e.message, public=True)
+                                          for e in errors if (e.location, e.kind) not in known]
+        return Judgement(f"{ex.method.upper()} {template}", operation_id, ex.status, schema_name, tuple(errors),
+                         self.marks_public)
 
     def _prepare(self, method: str, template: str, status: int, media_type: str) -> Any:
         key = (method, template, status, media_type)
@@ -172,6 +187,15 @@ class ResponseSchemas:
         return node
 
 
+def _errors(validator: Any, data: Any) -> list[SchemaError]:
+    errors = []
+    for err in validator.iter_errors(data):
+        errors.append(_schema_error(err))
+        if len(errors) >= MAX_ERRORS_PER_ANSWER:
+            break
+    return errors
+
+
 def _schema_error(err: Any) -> SchemaError:
     location = "$" + "".join("[*]" if isinstance(p, int) else f".{p}" for p in err.instance_path)
     kind_name = type(err.kind).__name__
@@ -196,11 +220,12 @@ class Violation:
     kind: str
     message: str
     count: int = 0       # answers that showed it
+    public: bool = False  # a constraint the description marks public behaviour (SHOULD), else the seed's (MUST)
     exchange: dict[str, Any] | None = None  # the first of them, redacted, as a HAR entry
 
     @property
     def key(self) -> str:
-        return f"{self.operation}|{self.status}|{self.location}|{self.kind}"
+        return f"{self.operation}|{self.status}|{self.location}|{self.kind}" + ("|public" if self.public else "")
 
     def first_exchange(self) -> Exchange | None:
         if self.exchange is None:
@@ -216,7 +241,9 @@ class Tally:
     each violation once with the number of answers that showed it."""
 
     validated: int = 0
-    offending: int = 0
+    offending: int = 0   # answers breaking a seed constraint (or any, in an unmarked description)
+    offending_public: int = 0  # answers breaking a constraint marked public behaviour
+    marks_public: bool = False  # whether the description marks public-behaviour constraints
     skipped: Counter[str] = field(default_factory=Counter)
     violations: dict[str, Violation] = field(default_factory=dict)
     dirty: bool = False
@@ -231,13 +258,15 @@ class Tally:
                 self.skipped[judgement] += 1
                 return
             self.validated += 1
+            self.marks_public = self.marks_public or judgement.marks_public
             if not judgement.errors:
                 return
-            self.offending += 1
+            self.offending += any(not e.public for e in judgement.errors)
+            self.offending_public += any(e.public for e in judgement.errors)
             seen: set[str] = set()
             for error in judgement.errors:
                 v = Violation(judgement.label, judgement.status, judgement.schema, error.location, error.kind,
-                              error.message)
+                              error.message, public=error.public)
                 if v.key in seen:  # twenty addresses of one answer: one answer showing it
                     continue
                 seen.add(v.key)
@@ -252,6 +281,8 @@ class Tally:
     def merge(self, other: Tally) -> None:
         self.validated += other.validated
         self.offending += other.offending
+        self.offending_public += other.offending_public
+        self.marks_public = self.marks_public or other.marks_public
         self.skipped.update(other.skipped)
         for key, v in other.violations.items():
             known = self.violations.get(key)
@@ -262,12 +293,16 @@ class Tally:
 
     def to_json(self) -> dict[str, Any]:
         with self._lock:
-            return {"validated": self.validated, "offending": self.offending, "skipped": dict(self.skipped),
+            return {"validated": self.validated, "offending": self.offending,
+                    "offending_public": self.offending_public, "marks_public": self.marks_public,
+                    "skipped": dict(self.skipped),
                     "violations": [asdict(v) for v in self.violations.values()]}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Tally:
         tally = cls(validated=int(data.get("validated", 0)), offending=int(data.get("offending", 0)),
+                    offending_public=int(data.get("offending_public", 0)),
+                    marks_public=bool(data.get("marks_public", False)),
                     skipped=Counter({str(k): int(n) for k, n in (data.get("skipped") or {}).items()}))
         for item in data.get("violations") or []:
             v = Violation(**item)

@@ -21,6 +21,8 @@ from conformance.http.redaction import MASK
 
 TOKEN_PATH = "/auth/oauth/v2/token"
 AUTHORIZE_PATH = "/auth/oauth/v2/authorize"
+# Seed part 2's authorization request, besides PKCE (judged on its own).
+AUTHORIZATION_PARAMETERS = ("response_type", "client_id", "state", "scope", "redirect_uri", "nonce")
 RESOURCE_PATHS = ("/aanbiedenverzoeken/v1/", "/registry-inzage/v6")  # seed part 4
 VERIFIER = re.compile(r"[A-Za-z0-9\-._~]{43,128}")
 JWT_BEARER = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
@@ -96,7 +98,8 @@ def classify(raw: Exchange) -> tuple[str, dict[str, Any]] | None:
     if path.endswith(AUTHORIZE_PATH):
         query = dict(parse_qsl(urlsplit(raw.url).query, keep_blank_values=True))
         facts |= {"state": query.get("state"), "challenge": query.get("code_challenge"),
-                  "challenge_method": query.get("code_challenge_method")}
+                  "challenge_method": query.get("code_challenge_method"),
+                  "parameters": {k: query[k] for k in AUTHORIZATION_PARAMETERS if k in query}}
         return "authorize", facts
     if any(marker in path for marker in RESOURCE_PATHS):
         value = raw.request_headers.get("authorization")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
-from conformance.errors import NotApplicable
+from conformance.errors import NotJudged
 from conformance.findings import Finding
 
 T = TypeVar("T")
@@ -24,7 +24,7 @@ def judge_each(items: Iterable[T], rule: Callable[[T], None], *, label: Callable
         except Finding as finding:
             broken.append((item, finding))
     if not seen:
-        raise NotApplicable(f"the traffic holds no {what}")
+        raise NotJudged(f"the traffic holds no {what}", "record traffic that has one")
     if broken:
         evidence([item for item, _ in broken])
         first = broken[0][1]

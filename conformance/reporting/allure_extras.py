@@ -6,15 +6,17 @@ for serial and xdist runs and can be redone later for an old run:
 * environment.properties: profile, targets, harness version, the server's api-version,
   time of run (shown as "Metadata" on the report's overview);
 * executor.json: the CI system, build and URL, when the environment says so;
-* categories.json: product defects (MUST failures), warnings (SHOULD), blocked and
-  not-applicable checks, observations, environment problems and harness errors. Allure 2's schema, plus a `labels` member
+* categories.json: product defects (MUST failures), warnings (SHOULD), blocked, not-judged
+  and not-applicable checks, observations, environment problems and harness errors. Allure 2's schema, plus a `labels` member
   (Allure 2 ignores it) that `allure3_categories` hands to Allure 3, whose categories live
   in its config and can match on labels: that is how MUST and SHOULD failures are told apart;
 * the conformance matrix as global attachments (overview tab "Global Attachments"), so it
   shows in the report without adding a test to the totals;
 * matrix.json and matrix.md next to summary.json;
 * the statuses Allure shows, aligned with the verdict (`align_statuses`: a blocked MUST check
-  is "broken", every skip labelled with why), and the report's name (`report_title`).
+  is "broken", every skip labelled with why; a waived failure is skipped with its waiver,
+  conformance/reporting/waivers.py), and the report's name (`report_title`, with the run's
+  coverage: "on 186 of 204 MUST checks (18 not judged: …)").
 
 History: Allure 3 keeps it in a JSONL file (`historyPath` in its config): each `generate`
 reads the earlier points and appends one. `carry_history` copies the previous run's file
@@ -35,7 +37,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from conformance import __version__
-from conformance.reporting import matrix
+from conformance.reporting import coverage, matrix
 
 HISTORY_FILE = "allure-history.jsonl"
 API_VERSION_CHECK = "address.headers.api_version_value"
@@ -61,22 +63,32 @@ CATEGORIES: list[dict[str, Any]] = [
      "description": "The API breaks a requirement the spec states: the run fails (exit 1)."},
     {"name": "Warnings (SHOULD failures)", "matchedStatuses": ["failed"], "labels": {"tag": "^SHOULD$"},
      "description": "The API departs from public behaviour where the spec is silent."},
+    {"name": "Waived failures (accepted deviations)", "matchedStatuses": ["skipped"],
+     "messageRegex": r"failed, waived [\s\S]*",
+     "description": "A check failed and a waiver of the run accepts the deviation until its date (reason, "
+                    "ticket and date in the message): no failure for the exit code. README \"Waivers\"."},
     {"name": "Blocked (could not judge)", "matchedStatuses": ["skipped"], "messageRegex": r"[\s\S]*blocked: [\s\S]*",
      "description": "A precondition failed (the flow, sample or control request the check starts from): "
                     "the rule was not judged. See the run's root causes."},
     {"name": "Not applicable", "matchedStatuses": ["skipped"], "messageRegex": r"[\s\S]*not applicable: [\s\S]*",
-     "description": "The check does not apply to this deployment or profile."},
-    {"name": "Not run: safety switch", "matchedStatuses": ["skipped"], "messageRegex": r"[\s\S]*forbids checks that[\s\S]*",
+     "description": "The rule does not apply here (the reason says why)."},
+    # Before "Not judged": a safety switch is one kind of it.
+    {"name": "Not judged: safety switch", "matchedStatuses": ["skipped"],
+     "messageRegex": r"[\s\S]*forbids checks that[\s\S]*",
      "description": "The profile's [safety] table forbids what the check does (fuzzing, negative input, floods, "
-                    "real-time waits): not run by choice."},
+                    "real-time waits): the rule applies and was not judged, by choice."},
+    {"name": "Not judged", "matchedStatuses": ["skipped"], "messageRegex": r"[\s\S]*not judged: [\s\S]*",
+     "description": "The rule applies, but the run lacked what judging it takes (a key, a user, a clock hook, a "
+                    "WSDL, a sample) or its request budget or quota ran out: the reason says which and how to "
+                    "provide it. Not counted in the coverage of the verdict."},
     {"name": "Observations", "matchedStatuses": ["passed", "failed", "broken"], "labels": {"tag": "^observation$"},
      "description": "Values the spec leaves open, measured and recorded; never a failure."},
 ]
 
 
 # How a skipped check is told apart (the `outcome` label each gets, for the report's filters).
-_SKIP_KINDS = (("blocked: ", "blocked"), ("not applicable: ", "not applicable"),
-               ("forbids checks that", "safety switch"))
+_SKIP_KINDS = (("blocked: ", "blocked"), ("forbids checks that", "safety switch"), ("not judged: ", "not judged"),
+               ("not applicable: ", "not applicable"))
 _SUITE_TITLES = {"address": "Address API", "auth": "Authorization server", "soap": "SOAP message service",
                  "compare": "Address API comparison", "client": "Clients"}
 
@@ -135,6 +147,9 @@ def report_title(report_dir: Path) -> str | None:
     stated = str(summary.get("verdict_reason") or "")
     if stated:  # a stop or an unreachable service: its own words, without repeating the verdict
         reason = stated.split(": ", 1)[1] if stated.lower().startswith(verdict.lower() + ": ") else stated
+    cov = coverage.of_summary(summary)
+    if summary.get("checks") and cov["line"] not in reason:  # what the verdict rests on
+        reason = f"{reason}; {cov['line']}" if reason else cov["line"]
     return f"{head}: {reason}" if reason else head
 
 
@@ -147,6 +162,7 @@ def verdict_in_numbers(summary: dict[str, Any]) -> str:
 
     failed, unjudged = checks(("failed",)), checks(("blocked", "error"))
     warnings = checks(("failed",), "SHOULD")
+    waived = checks(("waived",), None)
     parts = []
     if failed:
         parts.append(f"{failed} MUST check{'s' * (failed != 1)} failed")
@@ -154,9 +170,14 @@ def verdict_in_numbers(summary: dict[str, Any]) -> str:
         parts.append(f"{unjudged} MUST check{'s' * (unjudged != 1)} blocked (not judged)")
     if not parts:
         passed = checks(("passed",), None)
-        parts.append(f"all {passed} judged checks passed" if passed else "no check was judged")
+        if waived:  # not "all passed": some failed, and are waived
+            parts.append(f"{passed} check{'s' * (passed != 1)} passed")
+        else:
+            parts.append(f"all {passed} judged checks passed" if passed else "no check was judged")
     if warnings:
         parts.append(f"{warnings} warning{'s' * (warnings != 1)}")
+    if waived:
+        parts.append(f"{waived} failed, waived")
     return ", ".join(parts)
 
 
@@ -196,6 +217,9 @@ def _write_run_extras(report_dir: Path, summary: dict[str, Any] | None) -> None:
         (results / "executor.json").write_text(json.dumps(executor, indent=2) + "\n")
     (results / "categories.json").write_text(json.dumps(CATEGORIES, indent=2) + "\n")
     align_statuses(results)
+    from conformance.reporting.waivers import mark_allure_results
+
+    mark_allure_results(results, summary)
     _write_matrix_attachments(results, summary, rows)
 
 

@@ -115,7 +115,8 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     md, page = write(out, build_table(runs))
     width = max(len(run.label) for run in runs)
     for run in runs:
-        print(f"{run.label:<{width}}  {run.verdict}" + (f"  {run.reason}" if run.reason else ""))
+        print(f"{run.label:<{width}}  {run.verdict}" + (f" {run.coverage}" if run.coverage else "")
+              + (f"  {run.reason}" if run.reason else ""))
     code = exit_code(runs)
     print(f"environments table: {md}\n{page.resolve().as_uri()}\nexit code {int(code)} (the worst environment's)")
     return int(code)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from conformance.reporting import coverage
 from conformance.reporting.summary import OUTCOMES
 
 REASON_LIMIT = 300
@@ -42,10 +43,34 @@ def verdict_lines(summary: dict[str, Any], report_dir: Path) -> list[str]:
     observed = [e for e in summary["checks"] if e["outcome"] == "observation"]
     for entry in observed[:20]:
         lines.append(f"  OBS  {entry['check']}: {_short(entry['value'], 120)}")
+    from conformance.reporting.waivers import console_lines
+
+    lines += console_lines(summary)  # waived failures, and the waivers' warnings
+    lines += not_judged_lines(summary)
     if summary.get("verdict_reason"):
         lines.append(summary["verdict_reason"])
     text = summary.get("verdict_text") or summary["verdict"]
-    lines.append(f"verdict: {text.upper()} ({summary['verdict']}, exit {summary['exit_code']})  report: {report_dir}")
+    cov = coverage.of_summary(summary)
+    stop = f"; stopped: {cov['budget_stop']}" if cov.get("budget_stop") else ""
+    lines.append(f"verdict: {text.upper()} {cov['line']}{stop} ({summary['verdict']}, exit {summary['exit_code']})"
+                 f"  report: {report_dir}")
+    return lines
+
+
+def not_judged_lines(summary: dict[str, Any], listed: int = 8) -> list[str]:
+    """What the run did not judge, by reason (MUST checks named first); summary.json's
+    `coverage` lists every check."""
+    groups = coverage.of_summary(summary)["not_judged"]
+    if not groups:
+        return []
+    lines = [f"not judged ({sum(len(g['checks']) for g in groups)} checks; the rule applies, the run lacked "
+             "what judging it takes):"]
+    severity = {e["check"]: e["severity"] for e in summary["checks"]}
+    for group in groups:
+        names = sorted(group["checks"], key=lambda c: severity.get(c) != "MUST")
+        shown = ", ".join(names[:listed]) + (f", … ({len(names)} in all)" if len(names) > listed else "")
+        lines.append(f"  NOTJ x{len(names)} ({group['must']} MUST): {_short(group['reason'])}")
+        lines.append(f"        {shown}")
     return lines
 
 

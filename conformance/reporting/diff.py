@@ -6,7 +6,13 @@ another too has regressed:
 
 * regressed: passed or observed before, failed or broken now (any severity);
 * newly failing: a MUST check failing now that was not failing before (new, or skipped);
-* fixed, new and removed checks, changed observation values, other outcome changes.
+* no longer judged: judged before (passed, failed, observed), not judged now (missing
+  material, a spent budget, a safety switch): coverage lost, listed apart, no regression;
+* fixed, new and removed checks, changed observation values, other outcome changes;
+* waived: failing now, with a waiver accepting it ("failed, waived"), and not waived before
+  (a waived case that fails again once its waiver expired is newly failing).
+
+The header gives each run's MUST coverage.
 
 Something regressed when either of the first two lists is non-empty: exit 1.
 """
@@ -19,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.errors import ConfigError
+from conformance.reporting import coverage
 from conformance.reporting.summary import RANK
 
 _BAD = ("failed", "error")
@@ -39,9 +46,11 @@ class RunDiff:
     regressed: list[Change] = field(default_factory=list)
     newly_failing: list[Change] = field(default_factory=list)
     fixed: list[Change] = field(default_factory=list)
+    unjudged: list[Change] = field(default_factory=list)
     new: list[Change] = field(default_factory=list)
     removed: list[Change] = field(default_factory=list)
     observations: list[Change] = field(default_factory=list)
+    waived: list[Change] = field(default_factory=list)
     other: list[Change] = field(default_factory=list)
 
     @property
@@ -86,8 +95,12 @@ def compare(old: dict[str, Any], new: dict[str, Any]) -> RunDiff:
             diff.regressed.append(change)
         elif b["outcome"] in _BAD and old_outcome not in _BAD and b["severity"] == "MUST":
             diff.newly_failing.append(change)
-        elif old_outcome in _BAD and b["outcome"] in _GOOD:
+        elif b["outcome"] == "waived" and old_outcome != "waived":
+            diff.waived.append(change)
+        elif old_outcome in (*_BAD, "waived") and b["outcome"] in _GOOD:
             diff.fixed.append(Change(name, b["severity"], old_outcome, b["outcome"]))
+        elif old_outcome in (*_GOOD, "failed") and b["outcome"] == "not_judged":
+            diff.unjudged.append(change)
         elif a is None:
             continue
         elif old_outcome == b["outcome"] == "observation" and _norm([a.get("value")]) != _norm([b.get("value")]):
@@ -129,12 +142,16 @@ def _clip(text: str, limit: int = 200) -> str:
 
 def render(diff: RunDiff, old: dict[str, Any], new: dict[str, Any], old_name: str, new_name: str) -> list[str]:
     """Plain aligned text: readable in a terminal and in a CI log alike."""
-    lines = [f"old: {old_name}  (profile {old.get('profile')}, started {old.get('started')})",
-             f"new: {new_name}  (profile {new.get('profile')}, started {new.get('started')})"]
+    lines = [f"old: {old_name}  (profile {old.get('profile')}, started {old.get('started')}; "
+             f"{coverage.of_summary(old)['line']})",
+             f"new: {new_name}  (profile {new.get('profile')}, started {new.get('started')}; "
+             f"{coverage.of_summary(new)['line']})"]
     sections = (
         ("REGRESSED (pass -> fail)", diff.regressed), ("NEWLY FAILING MUST checks", diff.newly_failing),
-        ("FIXED (fail -> pass)", diff.fixed), ("NEW checks", diff.new), ("REMOVED checks", diff.removed),
-        ("CHANGED observations", diff.observations), ("OTHER outcome changes", diff.other),
+        ("FIXED (fail -> pass)", diff.fixed), ("NO LONGER JUDGED (judged -> not judged)", diff.unjudged),
+        ("NEW checks", diff.new), ("REMOVED checks", diff.removed),
+        ("CHANGED observations", diff.observations), ("WAIVED (failed, waived: accepted deviations)", diff.waived),
+        ("OTHER outcome changes", diff.other),
     )
     for title, changes in sections:
         lines.append(f"{title}: {len(changes)}")

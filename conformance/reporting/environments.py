@@ -11,7 +11,8 @@ The verdicts are not derived here: each run's summary.json goes through
 `conformance.reporting.matrix.build_matrix`, the same per-run requirement matrix as the run's
 own matrix.md (computed from summary.json, so runs from before matrix.json existed work
 too). A run that never reached its environment has no checks: its requirements are "not
-tested", with the run's stop reason (unreachable: ...) as the reason.
+tested", with the run's stop reason (unreachable: ...) as the reason. Each environment's
+row carries its MUST coverage ("on 186 of 204 MUST checks (18 not judged: ...)").
 
 Written: environments.md (Markdown) and environments.html (one self-contained file, inline
 CSS and no script: it opens offline, from an artifact, in any browser).
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.errors import ConfigError, ExitCode
+from conformance.reporting import coverage
 from conformance.reporting.diff import load_run
 from conformance.reporting.matrix import API_TITLES, VERDICTS, build_matrix, detail, totals
 from conformance.reporting.summary import VERDICT_TEXT
@@ -64,6 +66,11 @@ class RunColumn:
         """E.g. "CONFORMS (exit 0)", "DOES NOT CONFORM (exit 1)", "UNREACHABLE (exit 3)"."""
         text = self.summary.get("verdict_text") or VERDICT_TEXT.get(self.exit_code, "unknown")
         return f"{str(text).upper()} (exit {int(self.exit_code)})"
+
+    @property
+    def coverage(self) -> str:
+        """"on 186 of 204 MUST checks (18 not judged: ...)": what the verdict rests on."""
+        return str(coverage.of_summary(self.summary)["line"]) if self.summary.get("checks") else ""
 
     @property
     def reason(self) -> str:
@@ -163,10 +170,12 @@ def render_markdown(table: Table) -> str:
     lines = ["# Conformance across environments", "",
              f"{len(table.runs)} environments, {len(table.rows)} requirements. Verdicts per requirement: "
              + ", ".join(VERDICTS) + " (each run's own matrix.md gives the reasons).", "",
-             "| environment | verdict | started | suites | requirements | run |", "|---|---|---|---|---|---|"]
+             "| environment | verdict | MUST coverage | started | suites | requirements | run |",
+             "|---|---|---|---|---|---|---|"]
     for run in table.runs:
         verdict = f"**{run.verdict}**" + (f": {_md(run.reason)}" if run.reason else "")
-        lines.append(f"| {_md(run.label)} | {verdict} | {_md(run.summary.get('started') or '?')} | "
+        lines.append(f"| {_md(run.label)} | {verdict} | {_md(run.coverage or '-')} | "
+                     f"{_md(run.summary.get('started') or '?')} | "
                      f"{_md(', '.join(run.suites) or 'none')} | {_md(_counts(run))} | `{_md(str(run.run_dir))}` |")
     head = ["requirement", "API", "section: text", "severity", *(_md(r.label) for r in table.runs)]
     lines += ["", "| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
@@ -177,7 +186,8 @@ def render_markdown(table: Table) -> str:
     return "\n".join(lines) + "\n"
 
 
-_COLOURS = {"failed": "#f8c4c4", "warning": "#ffe3a3", "blocked": "#e3d2ff", "passed": "#cdeccd",
+_COLOURS = {"failed": "#f8c4c4", "warning": "#ffe3a3", "blocked": "#e3d2ff", "waived": "#eedcc8",
+            "not judged": "#f3ecd9", "passed": "#cdeccd",
             "observed": "#d3e6fa", "not tested": "#eeeeee"}
 _EXIT_COLOURS = {ExitCode.OK: "#cdeccd", ExitCode.MUST_FAILED: "#f8c4c4", ExitCode.UNREACHABLE: "#ffe3a3",
                  ExitCode.COULD_NOT_JUDGE: "#e3d2ff", ExitCode.USAGE: "#e3d2ff"}
@@ -205,13 +215,14 @@ def render_html(table: Table) -> str:
              f"</title><style>{_CSS}</style></head><body>",
              f"<h1>Conformance across environments</h1><p>{len(table.runs)} environments, {len(table.rows)} "
              "requirements. Hover a cell for its reason.</p>",
-             "<table id='environments'><thead><tr><th>environment</th><th>verdict</th><th>started</th><th>suites</th>"
+             "<table id='environments'><thead><tr><th>environment</th><th>verdict</th><th>MUST coverage</th>"
+             "<th>started</th><th>suites</th>"
              "<th>requirements</th><th>targets</th><th>run</th></tr></thead><tbody>"]
     for run in table.runs:
         parts.append(
             f"<tr><th>{e(run.label)}</th><td class='verdict' style='background:{_EXIT_COLOURS[run.exit_code]}'>"
             f"<b>{e(run.verdict)}</b>{'<br>' + e(run.reason) if run.reason else ''}</td>"
-            f"<td>{e(str(run.summary.get('started') or '?'))}</td><td>{e(', '.join(run.suites) or 'none')}</td>"
+            f"<td class='coverage'>{e(run.coverage or '-')}</td><td>{e(str(run.summary.get('started') or '?'))}</td><td>{e(', '.join(run.suites) or 'none')}</td>"
             f"<td>{e(_counts(run))}</td><td>{e(run.targets)}</td><td><code>{e(str(run.run_dir))}</code></td></tr>")
     parts.append("</tbody></table><div>")
     parts.append("<input type='checkbox' id='f-bad'><label for='f-bad'> only requirements failed, warned or blocked "

@@ -6,8 +6,11 @@ run). This module joins summary.json with the requirement catalogue and writes m
 and matrix.md next to summary.json.
 
 Verdicts: failed (a MUST check failed), warning (a SHOULD check did), blocked (a MUST check
-could not judge: a precondition failed or the check broke), passed, observed (only measured,
-with the values), not tested (with the reason).
+could not judge: a precondition failed or the check broke), waived (a check failed, and a
+waiver of the run accepts it: conformance/reporting/waivers.py), not judged (a MUST check's
+rule applies but the run lacked material, budget or a safety switch forbade it; or no other
+check judged it), passed, observed (only measured, with the values), not tested (with the
+reason). The head carries the run's coverage (conformance/reporting/coverage.py).
 """
 
 from __future__ import annotations
@@ -18,10 +21,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
-from conformance.reporting.summary import NOT_JUDGED, RANK
+from conformance.reporting import coverage
+from conformance.reporting.summary import BLOCKED_OR_BROKEN, RANK
 from conformance.requirements import Requirement, checks_index, load_requirements
 
-VERDICTS = ("failed", "warning", "blocked", "passed", "observed", "not tested")
+VERDICTS = ("failed", "warning", "blocked", "waived", "not judged", "passed", "observed", "not tested")
 API_TITLES = {
     "address": "Address API (specification 000)",
     "auth": "Authorization server (specification 001, part a)",
@@ -111,15 +115,23 @@ def _verdict(checks: list[dict[str, Any]], suites_run: set[str], passive: bool =
         hits = [c for c in failing if c["severity"] == severity]
         if hits:
             return verdict, "; ".join(f"{c['check']}: {c['reason'] or c['outcome']}" for c in hits)
-    not_judged = [c for c in checks if c["outcome"] in NOT_JUDGED and c["severity"] == "MUST"]
+    not_judged = [c for c in checks if c["outcome"] in BLOCKED_OR_BROKEN and c["severity"] == "MUST"]
     if not_judged:
         return "blocked", "; ".join(f"{c['check']} {c['outcome']}: {c['reason']}" for c in not_judged)
-    failing = [c for c in checks if c["outcome"] in NOT_JUDGED]
+    waived = [c for c in checks if c["outcome"] == "waived"]
+    if waived:  # the reason says "failed, waived (why; ticket; until date): ..."
+        return "waived", "; ".join(f"{c['check']}: {c['reason']}" for c in waived)
+    unjudged = [c for c in checks if c["outcome"] == "not_judged"]
+    if any(c["severity"] == "MUST" for c in unjudged):  # a rule that applies, not judged whole
+        return "not judged", "; ".join(f"{c['check']}: {c['reason']}" for c in unjudged)
+    failing = [c for c in checks if c["outcome"] in BLOCKED_OR_BROKEN]
     outcomes = {c["outcome"] for c in checks}
     if "passed" in outcomes:
         return "passed", None
     if "observation" in outcomes:
         return "observed", None
+    if unjudged and not failing:
+        return "not judged", "; ".join(f"{c['check']}: {c['reason']}" for c in unjudged)
     reasons = [f"{c['outcome']}: {c['reason']}" for c in failing]  # an observation check broke
     reasons += [f"{c['outcome'].replace('_', ' ')}: {c['reason']}" for c in checks
                 if c["outcome"] in ("skipped", "not_applicable")]
@@ -178,6 +190,9 @@ def render_markdown(summary: dict[str, Any], rows: list[dict[str, Any]]) -> str:
     head = f"profile `{summary.get('profile')}`, started {summary.get('started')}"
     if summary.get("api_version"):
         head += f", api-version {summary['api_version']}"
+    verdict = str(summary.get("verdict_text") or summary.get("verdict") or "").upper()
+    if verdict:
+        head += f"; verdict {verdict} {coverage.of_summary(summary)['line']}"
     if summary.get("mode") == "passive":
         covered = sum(1 for r in rows if r["verdict"] not in ("not tested",))
         head += (f"; passive: recorded traffic judged ({', '.join(Path(f).name for f in summary.get('traffic', []))}), "
@@ -201,10 +216,11 @@ def render_markdown(summary: dict[str, Any], rows: list[dict[str, Any]]) -> str:
 
 
 def _md_verdict(verdict: str) -> str:
-    return f"**{verdict}**" if verdict in ("failed", "warning", "blocked") else verdict
+    return f"**{verdict}**" if verdict in ("failed", "warning", "blocked", "not judged") else verdict
 
 
-_COLOURS = {"failed": "#fdd", "warning": "#ffe9b3", "blocked": "#e8d9ff", "passed": "#dfd", "observed": "#def", "not tested": "#eee"}
+_COLOURS = {"failed": "#fdd", "warning": "#ffe9b3", "blocked": "#e8d9ff", "waived": "#f3e6d8", "not judged": "#f3ecd9",
+            "passed": "#dfd", "observed": "#def", "not tested": "#eee"}
 
 
 def render_html(summary: dict[str, Any], rows: list[dict[str, Any]]) -> str:
@@ -215,7 +231,8 @@ def render_html(summary: dict[str, Any], rows: list[dict[str, Any]]) -> str:
              "body{font:13px sans-serif}table{border-collapse:collapse;margin:6px 0 14px}"
              "td,th{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}</style></head><body>",
              f"<h1>Conformance matrix</h1><p>profile {e(str(summary.get('profile')))}, started "
-             f"{e(str(summary.get('started')))}</p><table><tr><th></th><th>requirements</th>"
+             f"{e(str(summary.get('started')))}; {e(coverage.of_summary(summary)['line'])}</p>"
+             "<table><tr><th></th><th>requirements</th>"
              + "".join(f"<th>{v}</th>" for v in VERDICTS) + "<th>gaps</th></tr>"]
     for key, c in counts.items():
         parts.append(f"<tr><th>{e(API_TITLES.get(key, key))}</th><td>{c['requirements']}</td>"

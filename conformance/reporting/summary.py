@@ -1,15 +1,6 @@
 """summary.json: one entry per executed test case, root causes, and the run's verdict.
 
-The outcome model (one place; matrix, diff and console read it from here):
-
-* passed -- the check judged its rule and the server conforms;
-* failed -- a Finding: the server does not conform;
-* blocked -- a precondition failed (the flow the check starts from, its sample, the control
-  request of a negative case): the check could not judge its rule;
-* error -- the check broke with something other than a finding (a harness problem);
-* not_applicable -- the check does not apply to this deployment or profile;
-* skipped -- the profile's safety switches forbid it;
-* observation -- a measured value the spec leaves open (never a failure, whatever it saw).
+The outcome model is conformance/reporting/outcome_model.py.
 
 The verdict -- and so the exit code -- follows the severities: a failed MUST check means
 "does not conform" (1); otherwise a blocked or broken MUST check means "could not judge"
@@ -19,6 +10,11 @@ all it is a configuration error (2), with every check not applicable or switched
 the profile it is "could not judge" (4), each with its reason. A run that stopped before
 its end (the run deadline, SIGINT/SIGTERM, a service's circuit breaker: `stops`) is "could
 not judge" (4), or "unreachable" (3) when a service it stopped for never answered.
+
+Every verdict carries its coverage (conformance/reporting/coverage.py): how many of the
+MUST checks it selected were judged, and why the others were not. Not judged does not
+change the exit code, unless the run requires coverage (`--require-coverage`): then a MUST
+check not judged makes it "could not judge" (4).
 """
 
 from __future__ import annotations
@@ -30,16 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from conformance.errors import ExitCode
+from conformance.reporting.outcome_model import BAD, BLOCKED_OR_BROKEN, EXECUTED, OUTCOMES, RANK  # noqa: F401
 
-OUTCOMES = ("passed", "failed", "blocked", "error", "not_applicable", "skipped", "observation")
-# Which outcome a check with several reports (subtests, parameters) keeps: the worst.
-RANK = {"not run": -1, "skipped": 0, "not_applicable": 1, "passed": 2, "observation": 3, "blocked": 4,
-        "failed": 5, "error": 6}
-# Outcomes of a check that did not judge its rule, or judged it against the server.
-NOT_JUDGED = ("blocked", "error")
-# Outcomes of a check that executed: it sent its requests (or read recorded traffic).
-EXECUTED = ("passed", "failed", "blocked", "error", "observation")
-BAD = ("failed", "error")
 VERDICT_TEXT = {
     ExitCode.OK: "conforms",
     ExitCode.MUST_FAILED: "does not conform",
@@ -69,6 +57,8 @@ class Entry:
     # Not run to its end because the run stopped (its deadline, a signal) or its service's
     # circuit breaker tripped: the reason, the same for every check it stopped.
     stop: str | None = None
+    # The waiver that accepted this failure (outcome `waived`): check, reason, reference, until.
+    waiver: dict[str, Any] | None = None
 
 
 @dataclass
@@ -91,6 +81,10 @@ class Summary:
     # A passive run: the services of the profile the traffic holds no exchange of (their
     # checks judged nothing, so the run cannot say they conform).
     unobserved: list[str] = field(default_factory=list)
+    # The run's waivers file and what it warns of (expired, no longer needed).
+    waivers: dict[str, Any] = field(default_factory=dict)
+    # `--require-coverage`: a MUST check not judged makes the run "could not judge" (4).
+    require_coverage: bool = False
 
     def add(self, entry: Entry) -> None:
         """One entry per (check, test): a repeated report keeps the worse outcome."""
@@ -109,14 +103,14 @@ class Summary:
             counts[e.outcome] += 1
         counts["warnings"] = sum(1 for e in self.entries if e.outcome == "failed" and e.severity == "SHOULD")
         counts["must_failures"] = len(self.must_failures())
-        counts["must_not_judged"] = len(self.must_not_judged())
+        counts["must_blocked"] = len(self.must_blocked())
         return counts
 
     def must_failures(self) -> list[Entry]:
         return [e for e in self.entries if e.severity == "MUST" and e.outcome == "failed"]
 
-    def must_not_judged(self) -> list[Entry]:
-        return [e for e in self.entries if e.severity == "MUST" and e.outcome in NOT_JUDGED]
+    def must_blocked(self) -> list[Entry]:
+        return [e for e in self.entries if e.severity == "MUST" and e.outcome in BLOCKED_OR_BROKEN]
 
     def root_causes(self) -> list[dict[str, Any]]:
         """Each cause that took down two or more checks, once, with the checks.
@@ -143,7 +137,8 @@ class Summary:
     def by_requirement(self) -> dict[str, dict[str, Any]]:
         """Each requirement id with its checks' outcomes and one verdict:
         failed (a MUST check failed), warning (a SHOULD check failed), blocked (a MUST
-        check could not judge), passed, observed, or not tested (nothing judged it)."""
+        check could not judge), waived (a failure a waiver accepts), passed, observed, or not
+        tested (nothing judged it)."""
         rollup: dict[str, dict[str, Any]] = {}
         for e in self.entries:
             for req in e.requirements:
@@ -159,8 +154,10 @@ class Summary:
                 item["verdict"] = "failed"
             elif ("SHOULD", "failed") in failing:
                 item["verdict"] = "warning"
-            elif any(sev == "MUST" and out in NOT_JUDGED for sev, out in failing):
+            elif any(sev == "MUST" and out in BLOCKED_OR_BROKEN for sev, out in failing):
                 item["verdict"] = "blocked"
+            elif item["waived"]:
+                item["verdict"] = "waived"
             elif item["passed"]:
                 item["verdict"] = "passed"
             elif item["observation"]:
@@ -198,8 +195,11 @@ class Summary:
             return ExitCode.COULD_NOT_JUDGE, f"could not judge: {stopped}{before}"
         if self.must_failures():
             return ExitCode.MUST_FAILED, None
-        if self.must_not_judged():
+        if self.must_blocked():
             return ExitCode.COULD_NOT_JUDGE, None
+        coverage = self.coverage()
+        if self.require_coverage and coverage["must_not_judged"]:
+            return ExitCode.COULD_NOT_JUDGE, f"could not judge: coverage required, {coverage['line']}"
         if self.unobserved:
             return ExitCode.COULD_NOT_JUDGE, ("could not judge: the traffic holds no exchange of the "
                                               + " nor of the ".join(self.unobserved) + " the profile names")
@@ -209,11 +209,18 @@ class Summary:
         if not any(e.outcome in EXECUTED for e in self.entries):
             counts = self.counts()
             parts = [f"{counts['not_applicable']} not applicable"] if counts["not_applicable"] else []
+            if counts["not_judged"]:
+                parts.append(f"{counts['not_judged']} not judged")
             if counts["skipped"]:
-                parts.append(f"{counts['skipped']} skipped (the profile's safety switches, or a service it does not have)")
+                parts.append(f"{counts['skipped']} skipped (needs control of the local mock, or a service the profile does not have)")
             return ExitCode.COULD_NOT_JUDGE, f"could not judge: no checks ran; of {len(self.entries)} selected, " \
                                              + " and ".join(parts)
         return ExitCode.OK, None
+
+    def coverage(self) -> dict[str, Any]:
+        from conformance.reporting.coverage import coverage
+
+        return coverage(asdict(e) for e in self.entries)
 
     def to_json(self) -> dict[str, Any]:
         code, reason = self.verdict()
@@ -234,7 +241,10 @@ class Summary:
             **({"reference": self.reference} if self.reference else {}),
             "sample_regressions": self.sample_regressions,
             "unobserved": self.unobserved,
+            "waivers": self.waivers,
             "stops": self.stops(),
+            "require_coverage": self.require_coverage,
+            "coverage": self.coverage(),
             "counts": self.counts(),
             "root_causes": self.root_causes(),
             "requirements": self.by_requirement(),

@@ -8,7 +8,16 @@ observation ("not shown"), whatever the local mock does.
 
 `run_audit()` computes, for every registered check, its severity, its requirements with their
 quotes, and these flags:
-  * a MUST check none of whose requirements is a MUST requirement with a sound quote;
+  * a MUST check none of whose requirements is a MUST requirement with a sound quote (so also
+    a MUST check all of whose requirements are SHOULD or observation);
+  * a SHOULD or observation check every requirement of which is a MUST whose quote is a seed
+    table row or holds a normative word (must, required, shall), without a `downgrade_reason`
+    in its definition saying why the check is weaker than what it quotes;
+  * a MUST requirement one of whose quotes says only "not shown" (every clause of it, of a
+    table row the cells after the first, is "...: not shown"): what the seed does not show
+    cannot be a MUST. A row such as "warning | 200 responses; meaning of its content: not
+    shown" states the header's presence and leaves its content open: it is not flagged, and
+    its content is an observation requirement of its own;
   * a check naming a requirement the catalogue lacks;
   * a MUST requirement without a quote, or from the public-behaviour reference (bag-api.md);
   * a quote of an RFC/SOAP/WS-I MUST requirement that states no MUST, REQUIRED or SHALL;
@@ -39,6 +48,11 @@ REPO_ROOT = PACKAGE_DIR.parent  # the checkout (a project tool: its docs/, and t
 SEEDS_DIR = REPO_ROOT.parent / "shared" / "seeds"  # the workspace's seed files (CI has them)
 DOC = REPO_ROOT / "docs" / "must-audit.md"
 NORMATIVE = re.compile(r"\b(MUST|REQUIRED|SHALL)\b")
+NORMATIVE_ANY_CASE = re.compile(r"\b(must|required|shall)\b", re.IGNORECASE)
+NOT_SHOWN = "not shown"
+# Checks proven both ways outside tests/test_fault_catalogue.py (its PROVEN_ELSEWHERE): they
+# judge a file, a client's traffic or a comparison, each proven by its own tests.
+PROVEN_ELSEWHERE = ("soap.wsdl.", "client.", "compare.")
 PUBLIC_BEHAVIOUR_PREFIX = "BAGREF-"  # bag-api.md: SHOULD and observation only
 CELL_SEPARATOR = " | "
 
@@ -127,6 +141,7 @@ def _requirement_flags(req: Requirement, seeds_dir: Path) -> tuple[str, ...]:
     flags: list[str] = []
     seed = seed_file_of(req.source)
     if req.severity == "MUST":
+        flags += [f"MUST resting on what the seed does not show: {q!r}" for q in req.quote if only_not_shown(q)]
         if req.id.startswith(PUBLIC_BEHAVIOUR_PREFIX):
             flags.append("MUST from the public-behaviour reference: only a seed or an RFC makes a MUST")
         if not req.quote:
@@ -140,6 +155,32 @@ def _requirement_flags(req: Requirement, seeds_dir: Path) -> tuple[str, ...]:
         else:
             flags += [f"quote not in {seed}: {q!r}" for q in req.quote if not _seed_text(path).holds(q)]
     return tuple(flags)
+
+
+def only_not_shown(quote: str) -> bool:
+    """Whether every clause of a quote says "not shown" (a table row: its cells after the
+    first, the row's subject)."""
+    if NOT_SHOWN not in quote:
+        return False
+    cells = quote.split(CELL_SEPARATOR)
+    body = cells[1:] if len(cells) > 1 else cells
+    clauses = [c.strip() for cell in body for c in re.split(r";\s|\.\s", cell) if c.strip()]
+    return all(NOT_SHOWN in c for c in clauses)
+
+
+def states_a_must(req: RequirementAudit) -> bool:
+    """A MUST requirement whose quote reads as one: a seed table row or a normative word."""
+    return req.severity == "MUST" and any(
+        NORMATIVE_ANY_CASE.search(q) or (CELL_SEPARATOR in q and seed_file_of(req.source)) for q in req.quote)
+
+
+def _downgrade_flags(check: Check, named: tuple[RequirementAudit, ...]) -> list[str]:
+    if str(check.severity) == "MUST" or not named or getattr(check, "downgrade_reason", ""):
+        return []
+    if all(states_a_must(r) for r in named):
+        return [f"{check.severity} check whose every requirement is a quoted MUST: make it MUST, name the "
+                "requirement that makes it weaker, or give its downgrade_reason"]
+    return []
 
 
 def run_audit(
@@ -161,8 +202,68 @@ def run_audit(
         flags = [f"names {r}, which the requirement catalogue lacks" for r in unknown]
         if str(check.severity) == "MUST" and not any(r.quoted_must for r in named):
             flags.append("MUST check with no quoted MUST requirement: lower it or name the requirement that makes it a MUST")
+        flags += _downgrade_flags(check, named)
         out.append(CheckAudit(check.id, str(check.severity), named, unknown, tuple(flags)))
     return Audit(tuple(out), tuple(audited.values()))
+
+
+# --------------------------------------------------------------------------- testable rules
+@dataclass(frozen=True)
+class SourceCount:
+    source: str      # a seed file (000_….txt), or the catalogue source's name
+    listed: int      # requirements of it in the catalogue
+    judged: int      # of them, named by a MUST or SHOULD check proven both ways
+    rules: int = 0   # of them, rules a server or client can break: MUST or SHOULD, and testable
+    rules_judged: int = 0
+    not_judged: tuple[str, ...] = ()  # the rules no judging check names
+
+
+def _tripped_by_a_fault() -> frozenset[str]:
+    """The checks a fault of the catalogue names in its must_trip (the rest name their faults in proven_by)."""
+    from conformance.mocks.faults import catalogue
+
+    return frozenset(c for fault in catalogue() for c in fault.must_trip)
+
+
+def judging(check: Check, tripped: frozenset[str] = frozenset()) -> bool:
+    """A check that judges (not an observation) and is proven by a mock fault or elsewhere."""
+    return str(check.severity) != "observation" and (
+        bool(check.proven_by) or check.id in tripped or check.id.startswith(PROVEN_ELSEWHERE))
+
+
+def count_rules(checks: list[Check] | None = None,
+                requirements: dict[str, Requirement] | None = None) -> list[SourceCount]:
+    """Per seed file (other sources together under their own names): how many requirements the
+    catalogue lists, how many of them are rules (MUST or SHOULD, testable: an observation of what
+    the seed leaves "not shown" is measured, not broken), and how many a judging check names."""
+    checks = registered_checks() if checks is None else checks
+    requirements = load_requirements() if requirements is None else requirements
+    tripped = _tripped_by_a_fault()
+    judged = {r for c in checks if judging(c, tripped) for r in c.requirements}
+    out: dict[str, dict] = {}
+    for req in requirements.values():
+        key = seed_file_of(req.source) or req.source
+        tally = out.setdefault(key, {"listed": 0, "judged": 0, "rules": 0, "rules_judged": 0, "not_judged": []})
+        tally["listed"] += 1
+        tally["judged"] += req.id in judged
+        if req.severity != "observation" and not req.untestable:
+            tally["rules"] += 1
+            tally["rules_judged"] += req.id in judged
+            if req.id not in judged:
+                tally["not_judged"].append(req.id)
+    return [SourceCount(k, t["listed"], t["judged"], t["rules"], t["rules_judged"], tuple(t["not_judged"]))
+            for k, t in out.items()]
+
+
+def render_counts(counts: list[SourceCount]) -> str:
+    lines = ["Testable rules (MUST or SHOULD requirements a server or client can break) / judged by a MUST or "
+             "SHOULD check proven both ways; requirements listed in all:"]
+    for c in counts:
+        line = f"  {c.source}: {c.rules} rules, {c.rules_judged} judged ({c.listed} requirements listed)"
+        if c.not_judged:
+            line += f"; not judged: {', '.join(c.not_judged)}"
+        lines.append(line)
+    return "\n".join(lines) + "\n"
 
 
 # --------------------------------------------------------------------------- rendering
@@ -210,7 +311,8 @@ def render_markdown(audit: Audit) -> str:
 # --------------------------------------------------------------------------- CLI
 def add_requirements_commands(subparsers: Any) -> None:
     """Add `requirements --audit [--out FILE] [--seeds DIR]` to the main CLI's subparsers."""
-    parser = subparsers.add_parser("requirements", help="the requirement catalogue: --audit checks every MUST")
+    parser = subparsers.add_parser("requirements", help="the requirement catalogue: how many rules each seed has "
+                                   "and how many a check judges; --audit checks every severity against its quote")
     parser.add_argument("--audit", action="store_true",
                         help="audit every MUST check against the seed quotes; exit 1 when anything is flagged")
     parser.add_argument("--out", type=Path, metavar="FILE",
@@ -221,8 +323,9 @@ def add_requirements_commands(subparsers: Any) -> None:
 
 
 def audit_command(args: argparse.Namespace) -> int:
-    if not args.audit:
-        raise ConfigError("requirements: give --audit (the only action so far)")
+    if not args.audit:  # the count of testable rules per seed
+        sys.stdout.write(render_counts(count_rules()))
+        return int(ExitCode.OK)
     if not args.seeds.is_dir():
         raise ConfigError(f"requirements --audit: the seed files are not at {args.seeds}; give --seeds DIR")
     audit = run_audit(seeds_dir=args.seeds)
@@ -239,5 +342,6 @@ def audit_command(args: argparse.Namespace) -> int:
     report = sys.stderr if args.out is None else sys.stdout
     for subject, flag in audit.flagged:
         print(f"FLAGGED {subject}: {flag}", file=report)
+    report.write(render_counts(count_rules()))
     print(f"MUST audit: {len(audit.flagged)} flagged", file=report)
     return int(ExitCode.MUST_FAILED if audit.flagged else ExitCode.OK)

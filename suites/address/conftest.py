@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from conformance.checks.address import fixtures
+from conformance.checks.address import fixtures, paging
+from conformance.checks.address import general as g
 from conformance.errors import NotApplicable
 from conformance.http.fuzz_transport import BoundedForwarder, BoundedSession
 from conformance.openapi import operations as ops
@@ -38,6 +39,17 @@ def address_schema(address_api, profile):
     # Every request schemathesis makes goes through the harness's bounded, paced, recorded client.
     schema.app = BoundedForwarder(address_api.client)
     return schema
+
+
+@pytest.fixture(scope="session")
+def address_seed_schema(address_api, profile, address_schema):
+    """The description's seed view (conformance/openapi/seed_view.py) for judging contract
+    fuzzing's findings, or None when the description marks nothing as public behaviour."""
+    from conformance.openapi.seed_view import has_marks
+
+    if not has_marks(address_schema.raw_schema):
+        return None
+    return load_schema(profile.address, address_api.base_url, seed_only=True)
 
 
 @pytest.fixture(scope="session")
@@ -85,3 +97,18 @@ def address_mock(profile, run_context):
         pytest.skip("needs control of the local mock")
     with run_context.mock_cluster() as cluster:
         yield MockControls(cluster)
+
+
+@pytest.fixture(scope="session")
+def paging_walks(address_api):
+    """One walk of pages per paginated collection (conformance/checks/address/paging.py),
+    made when a check first needs it and shared by the checks of what pages hold."""
+    walks: dict[str, paging.Walk] = {}
+
+    def walk_of(case: str) -> paging.Walk:
+        if case not in walks:
+            path, params = g.COLLECTIONS[case](address_api)
+            walks[case] = paging.walk(address_api, path, params)
+        return walks[case]
+
+    return walk_of

@@ -4,7 +4,9 @@ The description is the profile's own (`[services.address] openapi`) or the shipp
 test per operation of the seed (a MUST check each), found in the description by method and
 path template whatever its operationId; one test for every other operation the description
 has (schemathesis's checks only, as an observation: the seed does not govern them); one
-SHOULD test for the public HAL rules; and one stateful test that follows the description's
+SHOULD test for the public HAL rules; one SHOULD test for the constraints the description marks
+public behaviour (x-conformance-source: public; the per-operation tests judge the seed's
+constraints only, conformance/checks/address/contract_split.py); and one stateful test that follows the description's
 links (not applicable when it has none). Every response goes through
 the harness's recorder, so the evidence in the report is redacted like everything else.
 The seed comes from the run (`--hypothesis-seed`, reported in summary.json and seed.txt);
@@ -28,7 +30,9 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from conformance.checks.address import contract_split as split
 from conformance.checks.address.st_checks import MUST_CHECKS, SHOULD_CHECKS
+from conformance.errors import NotApplicable
 from conformance.http.fuzz_transport import direct_call
 from conformance.openapi import operations as ops
 
@@ -87,6 +91,18 @@ def _ignored_auth(enforced: set[str]):
     check.__name__ = check.__qualname__ = ignored_auth.__name__
     return check
 
+
+def _seed_checks(seed_schema) -> list:
+    """BUILT_IN, its description-reading checks judged on the seed's constraints only when the
+    description marks public behaviour (conformance/checks/address/contract_split.py)."""
+    if seed_schema is None:
+        return list(BUILT_IN)
+    replaced = {response_schema_conformance: split.seed_response_schema(seed_schema),
+                negative_data_rejection_as_the_seed_allows:
+                    split.seed_negative_rejection(seed_schema, negative_data_rejection_as_the_seed_allows)}
+    return [replaced.get(check, check) for check in BUILT_IN]
+
+
 schema = schemathesis.pytest.from_fixture("address_schema")
 
 
@@ -104,11 +120,11 @@ def _operation_test(operation_id: str, template: str):
     @pytest.mark.usefixtures("described_operation")
     @schema.include(method="GET", path_regex=ops.path_regex(template)).parametrize()
     @FUZZ_SETTINGS
-    def test(case, address_api, fuzz_session, auth_enforced_operations) -> None:
+    def test(case, address_api, fuzz_session, auth_enforced_operations, address_seed_schema) -> None:
         headers = address_api.auth_headers()
         with direct_call(case.operation):
             response = case.call(base_url=address_api.base_url, headers=headers, session=fuzz_session)
-        checks = [*BUILT_IN, _ignored_auth(auth_enforced_operations), *MUST_CHECKS]
+        checks = [*_seed_checks(address_seed_schema), _ignored_auth(auth_enforced_operations), *MUST_CHECKS]
         case.validate_response(response, checks=checks, headers=headers,
                                transport_kwargs=_transport(address_api))
 
@@ -162,6 +178,24 @@ for _operation_id, _template in ops.SEED_OPERATIONS.items():
 test_should_rules_other_operations = _should_rules_test(schema.exclude(func=ops.is_seed_operation), None)
 
 
+@pytest.mark.fuzz
+@pytest.mark.check("address.contract.public_behaviour")
+@schema.include(func=ops.is_seed_operation).parametrize()
+@FUZZ_SETTINGS
+def test_public_behaviour(case, address_api, fuzz_session, address_seed_schema) -> None:
+    """The constraints the description marks public behaviour (x-conformance-source: public),
+    where the seed's hold: answers' shapes and the refusal of requests that break only them."""
+    if address_seed_schema is None:
+        raise NotApplicable("the description marks no constraint as public behaviour (x-conformance-source): "
+                            "all of it is the contract, judged by the address.contract.<operation> checks")
+    headers = address_api.auth_headers()
+    with direct_call(case.operation):
+        response = case.call(base_url=address_api.base_url, headers=headers, session=fuzz_session)
+    checks = [split.public_response_schema(address_seed_schema),
+              split.public_negative_rejection(address_seed_schema, negative_data_rejection_as_the_seed_allows)]
+    case.validate_response(response, checks=checks, headers=headers, transport_kwargs=_transport(address_api))
+
+
 # Stateful: schemathesis chains operations through the description's OpenAPI links
 # (search -> address -> addressable object -> building) and judges every step.
 STATEFUL_CHECKS = [
@@ -174,11 +208,19 @@ STATEFUL_CHECKS = [
 ]
 
 
+def _stateful_checks(seed_schema) -> list:
+    if seed_schema is None:
+        return list(STATEFUL_CHECKS)
+    return [split.seed_response_schema(seed_schema) if c is response_schema_conformance else c for c in STATEFUL_CHECKS]
+
+
 @pytest.mark.fuzz
 @pytest.mark.check("address.contract.stateful_links")
 @pytest.mark.usefixtures("described_links")
-def test_stateful_links(address_schema, address_api, fuzz_session, profile, fuzz_max_examples) -> None:
+def test_stateful_links(address_schema, address_api, fuzz_session, profile, fuzz_max_examples,
+                        address_seed_schema) -> None:
     headers = address_api.auth_headers()
+    checks = _stateful_checks(address_seed_schema)
 
     class Workflow(address_schema.as_state_machine()):
         def get_call_kwargs(self, case):
@@ -189,7 +231,7 @@ def test_stateful_links(address_schema, address_api, fuzz_session, profile, fuzz
                 return case.call(**kwargs)
 
         def validate_response(self, response, case, additional_checks=None, **kwargs) -> None:
-            case.validate_response(response, checks=STATEFUL_CHECKS, headers=headers,
+            case.validate_response(response, checks=checks, headers=headers,
                                    transport_kwargs=_transport(address_api))
 
     Workflow.run(

@@ -1,4 +1,6 @@
-"""GET /adressen, /adressen/zoek and /adressen/{id} (seed parts 2, 4, 8).
+"""GET /adressen, /adressen/zoek and /adressen/{id} (seed parts 2, 4, 8), and the
+parameter rules /adressenuitgebreid shares with /adressen (`both_endpoints`: one check
+id per endpoint, the same cases).
 
 The query values come from the sample address as the server returns it (postcode,
 number, names, identifiers), so the checks hold for any register the profile points at.
@@ -12,12 +14,13 @@ import pytest
 
 from conformance.checks.address import endpoints as E
 from conformance.checks.address import general as g
-from conformance.checks.address import hal
+from conformance.checks.address import hal, problem
 from conformance.checks.address.control import Req, control_served, refused_vs_control, rejected_vs_control
-from conformance.findings import expect
+from conformance.findings import expect, require
 
 ADRESSEN = "/adressen"
 ZOEK = "/adressen/zoek"
+UITGEBREID = "/adressenuitgebreid"
 RELATIONS = ("nummeraanduiding", "openbareRuimte", "woonplaats", "adresseerbaarObject", "panden")
 
 
@@ -144,6 +147,42 @@ def test_by_q(address_api) -> None:
     E.q_terms_matched(found, q)
 
 
+def _variant(api, address: dict[str, Any], part: str) -> dict[str, Any]:
+    """An address of the sample's postcode and number that has a `part` (letter or
+    addition), preferably one whose value is not also part of the street or place name:
+    such a term would find the address even where that part is not searched."""
+    same = {"postcode": address["postcode"], "huisnummer": address["huisnummer"]}
+    variants = [a for a in search_all(api, postcode_query(address))
+                if a.get(part) and all(a.get(k) == v for k, v in same.items())]
+    require(bool(variants), f"the sample's postcode and number have a variant with a {part}",
+            f"sample nummeraanduiding {E.address_id(address)}: no address with a {part} at its postcode and number")
+    names = " ".join(str(address.get(n, "")) for n in ("woonplaatsNaam", "openbareRuimteNaam")).casefold()
+    return next((a for a in variants if str(a[part]).casefold() not in names), variants[0])
+
+
+def q_for_part(api, address: dict[str, Any], part: str) -> tuple[dict[str, Any], str]:
+    """(the address to find, a q that names its `part` with just enough context to be specific)."""
+    postcode, number = field(address, "postcode"), field(address, "huisnummer")
+    if part == "woonplaatsNaam":
+        return address, f"{postcode} {field(address, 'woonplaatsNaam')}"
+    if part == "openbareRuimteNaam":
+        return address, f"{postcode} {field(address, 'openbareRuimteNaam')}"
+    if part == "huisnummer":  # without the postcode: by_q has that combination
+        return address, f"{field(address, 'openbareRuimteNaam')} {number} {field(address, 'woonplaatsNaam')}"
+    variant = _variant(api, address, part)
+    return variant, f"{postcode} {number} {variant[part]}"
+
+
+@pytest.mark.parametrize("part", ["woonplaatsNaam", "openbareRuimteNaam", "huisnummer", "huisletter",
+                                  "huisnummertoevoeging"])
+@pytest.mark.check("address.adressen.q_searches_each_part")
+def test_q_searches_each_part(address_api, part: str) -> None:
+    """Seed part 4: q searches "on postcode, woonplaats, street name, house number, letter, addition"."""
+    target, q = q_for_part(address_api, sample_address(address_api), part)
+    found = E.collect(address_api.get, ADRESSEN, [("q", q)], "adressen", max_pages=3)
+    E.includes(E.address_ids(found), E.address_id(target), f"the address whose {part} q names (q={q!r})")
+
+
 @pytest.mark.check("address.adressen.by_openbare_ruimte")
 def test_by_openbare_ruimte(address_api) -> None:
     address = sample_address(address_api)
@@ -171,14 +210,23 @@ def test_postcode_forms_accepted(address_api, form: str) -> None:
     expect(got == want, f"postcode {value!r} finds other addresses than {canonical!r}", expected=want, actual=got)
 
 
+def both_endpoints(rule: str) -> list[Any]:
+    """The rule judged on /adressen and, as its own check, on /adressenuitgebreid: seed part
+    4 gives the latter "Parameters and their rules are those of GET /adressen for postcode,
+    huisnummer, huisnummertoevoeging, huisletter, ..., woonplaatsNaam, openbareRuimteNaam, q"."""
+    return [pytest.param(ADRESSEN, marks=pytest.mark.check(f"address.adressen.{rule}"), id="adressen"),
+            pytest.param(UITGEBREID, marks=pytest.mark.check(f"address.adressenuitgebreid.{rule}"),
+                         id="adressenuitgebreid")]
+
+
 @pytest.mark.negative
 @pytest.mark.parametrize("case", ["leading_zero", "three_letters", "two_spaces"])
-@pytest.mark.check("address.adressen.postcode_pattern_rejected")
-def test_postcode_pattern_rejected(address_api, case: str) -> None:
+@pytest.mark.parametrize("path", both_endpoints("postcode_pattern_rejected"))
+def test_postcode_pattern_rejected(address_api, path: str, case: str) -> None:
     address = sample_address(address_api)
     pc = E.normal_postcode(field(address, "postcode"))
     value = {"leading_zero": "0" + pc[1:], "three_letters": pc + "A", "two_spaces": f"{pc[:4]}  {pc[4:]}"}[case]
-    control = Req.of(ADRESSEN, [("postcode", pc), ("huisnummer", str(field(address, "huisnummer")))])
+    control = Req.of(path, [("postcode", pc), ("huisnummer", str(field(address, "huisnummer")))])
     rejected_vs_control(address_api, control, control.with_param("postcode", value), "postcode", f"postcode {value!r}")
 
 
@@ -189,10 +237,10 @@ def _bounds(name: str, cases: list[tuple[str, bool]]) -> list[Any]:
 
 @pytest.mark.parametrize(("value", "accepted"),
                          _bounds("huisnummer", [("0", False), ("1", True), ("99999", True), ("100000", False)]))
-@pytest.mark.check("address.adressen.huisnummer_limits")
-def test_huisnummer_limits(address_api, value: str, accepted: bool) -> None:
+@pytest.mark.parametrize("path", both_endpoints("huisnummer_limits"))
+def test_huisnummer_limits(address_api, path: str, value: str, accepted: bool) -> None:
     postcode = str(field(sample_address(address_api), "postcode"))
-    changed = Req.of(ADRESSEN, [("postcode", postcode), ("huisnummer", value)])
+    changed = Req.of(path, [("postcode", postcode), ("huisnummer", value)])
     if accepted:
         E.is_ok(changed.send(address_api), f"huisnummer {value} is within 1..99999")
     else:  # the nearest limit is the control
@@ -200,8 +248,8 @@ def test_huisnummer_limits(address_api, value: str, accepted: bool) -> None:
         rejected_vs_control(address_api, control, changed, "huisnummer", f"huisnummer {value} is outside 1..99999")
 
 
-def _pattern_case(address_api, name: str, value: str, valid: str, accepted: bool) -> None:
-    changed = Req.of(ADRESSEN, [*postcode_query(sample_address(address_api)), (name, value)])
+def _pattern_case(address_api, path: str, name: str, value: str, valid: str, accepted: bool) -> None:
+    changed = Req.of(path, [*postcode_query(sample_address(address_api)), (name, value)])
     if accepted:
         E.is_ok(changed.send(address_api), f"{name}={value!r} fits its pattern")
     else:  # the longest value that fits is the control
@@ -209,31 +257,37 @@ def _pattern_case(address_api, name: str, value: str, valid: str, accepted: bool
                             f"{name}={value!r} breaks its pattern")
 
 
-@pytest.mark.parametrize(("value", "accepted"), _bounds("huisnummertoevoeging", [("1a2b", True), ("1a2b3", False)]))
-@pytest.mark.check("address.adressen.huisnummertoevoeging_pattern")
-def test_huisnummertoevoeging_pattern(address_api, value: str, accepted: bool) -> None:
-    _pattern_case(address_api, "huisnummertoevoeging", value, "1a2b", accepted)
+# The patterns by length (one character too many) and by character (the right length, a
+# character the pattern does not allow): a server that counts characters only fails the latter.
+@pytest.mark.parametrize(("value", "accepted"), _bounds("huisnummertoevoeging", [
+    ("1a2b", True), ("1a2b3", False), ("a-b", False), ("!", False)]))
+@pytest.mark.parametrize("path", both_endpoints("huisnummertoevoeging_pattern"))
+def test_huisnummertoevoeging_pattern(address_api, path: str, value: str, accepted: bool) -> None:
+    _pattern_case(address_api, path, "huisnummertoevoeging", value, "1a2b", accepted)
 
 
-@pytest.mark.parametrize(("value", "accepted"), _bounds("huisletter", [("b", True), ("bb", False)]))
-@pytest.mark.check("address.adressen.huisletter_pattern")
-def test_huisletter_pattern(address_api, value: str, accepted: bool) -> None:
-    _pattern_case(address_api, "huisletter", value, "b", accepted)
+@pytest.mark.parametrize(("value", "accepted"), _bounds("huisletter", [
+    ("b", True), ("bb", False), ("1", False), ("-", False)]))
+@pytest.mark.parametrize("path", both_endpoints("huisletter_pattern"))
+def test_huisletter_pattern(address_api, path: str, value: str, accepted: bool) -> None:
+    _pattern_case(address_api, path, "huisletter", value, "b", accepted)
 
 
 @pytest.mark.parametrize(
-    ("name", "length", "accepted"),
-    [pytest.param(n, length, length <= 80, marks=() if length <= 80 else pytest.mark.negative)
-     for n in ("woonplaatsNaam", "openbareRuimteNaam") for length in (80, 81)],
+    ("name", "length"),
+    [pytest.param(n, length, marks=() if 1 <= length <= 80 else pytest.mark.negative)
+     for n in ("woonplaatsNaam", "openbareRuimteNaam") for length in (80, 81, 0)],
 )
-@pytest.mark.check("address.adressen.name_lengths")
-def test_name_lengths(address_api, name: str, length: int, accepted: bool) -> None:
-    changed = Req.of(ADRESSEN, naam_query(sample_address(address_api))).with_param(name, "a" * length)
-    if accepted:
+@pytest.mark.parametrize("path", both_endpoints("name_lengths"))
+def test_name_lengths(address_api, path: str, name: str, length: int) -> None:
+    changed = Req.of(path, naam_query(sample_address(address_api))).with_param(name, "a" * length)
+    control = changed.with_param(name, "a" * 80)  # the longest name within 1..80
+    if length == 80:
         E.is_ok(changed.send(address_api), f"{name} of {length} characters is within 1..80")
-    else:  # 80 characters is the control
-        rejected_vs_control(address_api, changed.with_param(name, "a" * 80), changed, name,
-                            f"{name} of {length} characters is longer than 80")
+    elif length == 0:  # empty: no value, so an invalid-params list need not single it out
+        refused_vs_control(address_api, control, changed, rule=f"an empty {name}", names=name)
+    else:
+        rejected_vs_control(address_api, control, changed, name, f"{name} of {length} characters is longer than 80")
 
 
 def _length_case(api, path: str, name: str, char: str, length: int, maximum: int) -> None:
@@ -256,9 +310,18 @@ LENGTHS_255 = [pytest.param(n, marks=() if 1 <= n <= 255 else pytest.mark.negati
 
 
 @pytest.mark.parametrize("length", LENGTHS_255)
-@pytest.mark.check("address.adressen.q_length")
-def test_q_length(address_api, length: int) -> None:
-    _length_case(address_api, ADRESSEN, "q", "a", length, 255)
+@pytest.mark.parametrize("path", both_endpoints("q_length"))
+def test_q_length(address_api, path: str, length: int) -> None:
+    _length_case(address_api, path, "q", "a", length, 255)
+
+
+@pytest.mark.negative
+@pytest.mark.parametrize("path", both_endpoints("no_parameters_rejected"))
+def test_no_parameters_rejected(address_api, path: str) -> None:
+    """Seed part 7: "400 | paramsRequired | no required/identifying parameter given"."""
+    control = Req.of(path, postcode_query(sample_address(address_api)))
+    ex = refused_vs_control(address_api, control, Req.of(path), rule="no query kind given")
+    problem.has_problem_code(ex, "paramsRequired")
 
 
 @pytest.mark.negative
@@ -375,7 +438,7 @@ def test_zoekresultaat_resolves(address_api) -> None:
     E.includes(resolved, E.address_id(address), "the sample address among the resolved search results")
 
 
-@pytest.mark.parametrize("length", [pytest.param(255), pytest.param(256, marks=pytest.mark.negative)])
+@pytest.mark.parametrize("length", LENGTHS_255)
 @pytest.mark.check("address.adressen.zoekresultaat_length")
 def test_zoekresultaat_length(address_api, length: int) -> None:
     _length_case(address_api, ADRESSEN, "zoekresultaatIdentificatie", "x", length, 255)

@@ -1,6 +1,7 @@
 """GET /adressenuitgebreid and /adressenuitgebreid/{id} (seed part 4; bag-api.md 3.3).
 
 Query values are read from the sample address and objects as the server returns them.
+The parameter rules it shares with /adressen are judged in test_endpoints_adressen.py.
 """
 
 from __future__ import annotations

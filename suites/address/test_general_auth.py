@@ -36,6 +36,9 @@ def test_invalid_key_rejected(address_api, case):
                        statuses=(401,))
 
 
+# Negative: it sends requests designed to be refused (a key on paths it has no rights for),
+# so a run whose profile forbids negative requests (production) does not send them.
+@pytest.mark.negative
 @pytest.mark.check("address.auth.key_without_rights_forbidden")
 def test_key_without_rights_forbidden(address_api):
     # Which paths the restricted key may not use is a deployment fact: the profile's

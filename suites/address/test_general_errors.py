@@ -28,6 +28,14 @@ def test_problem_members(address_api, case):
     problem.has_problem_members(_error(address_api, case))
 
 
+# A 400 (with invalid-params) and a 404: every other error answer of a run is judged by the
+# same rule in its traffic (conformance traffic), so two requests of its own are enough here.
+@pytest.mark.check("address.errors.problem_uri_references")
+@pytest.mark.parametrize("case", [c for c in _error_cases() if c.values[0] in ("400-malformed-value", "404-unknown-id")])
+def test_problem_uri_references(address_api, case):
+    problem.uri_references(_error(address_api, case))
+
+
 @pytest.mark.check("address.errors.code_matches_status")
 @pytest.mark.parametrize("case", _error_cases(with_code=True))
 def test_code_matches_status(address_api, case):

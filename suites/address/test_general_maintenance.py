@@ -1,4 +1,10 @@
-"""Maintenance: 503 notAvailable with Retry-After (seed parts 4 and 7), on a private mock."""
+"""Maintenance: 503 notAvailable with Retry-After (seed parts 4 and 7).
+
+The local mock starts a private instance in maintenance. A deployment names, in its profile,
+a base URL it answers as during maintenance (`[services.address] maintenance_url`, e.g. a
+test environment's maintenance instance); without one these checks do not apply to it. Any
+503 met in traffic is judged by the same rules (conformance traffic, suites/passive/).
+"""
 
 from __future__ import annotations
 
@@ -7,14 +13,19 @@ import pytest
 from conformance.checks.address import general as g
 from conformance.checks.address import headers, problem
 from conformance.checks.address.control import Req, control_served
-from conformance.errors import NotApplicable
-
-pytestmark = pytest.mark.mock_only
+from conformance.errors import NotApplicable, NotJudged
 
 
 @pytest.fixture(scope="module")
-def maintenance_url(address_mock) -> str:
-    return address_mock.start_private(maintenance=True)
+def maintenance_url(request, profile) -> str:
+    service = profile.address
+    if service.maintenance_url:
+        return service.maintenance_url
+    if service.mock:
+        return request.getfixturevalue("address_mock").start_private(maintenance=True)
+    # The rule applies to every deployment; the run lacks the way to its maintenance answer.
+    raise NotJudged("no maintenance_url", "name services.address.maintenance_url: a base URL the deployment "
+                    "answers as during maintenance, to reach its 503")
 
 
 def _get(address_api, maintenance_url):

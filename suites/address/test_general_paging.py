@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from conformance.checks.address import general as g
-from conformance.checks.address import hal
+from conformance.checks.address import hal, paging
 from conformance.checks.address.control import Req, refused_vs_control
 from conformance.findings import expect
 
@@ -108,3 +108,23 @@ def test_beyond_last_page(address_api, observe):
     else:
         code = ex.json.get("code") if isinstance(ex.json, dict) else None
         observe(f"{ex.status} {code or ''}".strip())
+
+
+# --------------------------------------------------------------------------- what the pages hold
+# One walk per collection (fixture paging_walks), shared by the three checks below.
+@pytest.mark.check("address.pagination.page_size_limits_results")
+@pytest.mark.parametrize("case", g.LARGE_COLLECTIONS)
+def test_page_size_limits_results(paging_walks, case):
+    paging.page_size_limits(paging_walks(case))
+
+
+@pytest.mark.check("address.pagination.page_selects_results")
+@pytest.mark.parametrize("case", g.LARGE_COLLECTIONS)
+def test_page_selects_results(paging_walks, case):
+    paging.page_selects(paging_walks(case))
+
+
+@pytest.mark.check("address.pagination.pages_hold_each_result_once")
+@pytest.mark.parametrize("case", g.LARGE_COLLECTIONS)
+def test_pages_hold_each_result_once(paging_walks, case):
+    paging.pages_cover(paging_walks(case))

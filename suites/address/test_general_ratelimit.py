@@ -11,7 +11,7 @@ import pytest
 from conformance.checks.address import general as g
 from conformance.checks.address import headers, problem
 from conformance.checks.address.control import Req, control_served
-from conformance.errors import NotApplicable
+from conformance.errors import NotApplicable, NotJudged
 from conformance.findings import Finding
 
 pytestmark = pytest.mark.flood
@@ -37,8 +37,9 @@ def _a_429(address_api):
     if sent[-1].status == 429:
         return sent[-1]
     if g.window_reset_seen(sent):
-        raise NotApplicable(f"no 429 within {len(sent)} requests, but a new rate window began: "
-                            "the limit could not be exceeded at this pace")
+        raise NotJudged("the rate limit could not be exceeded at this pace",
+                        f"no 429 within {len(sent)} requests, but a new rate window began: name a "
+                        "limited_api_key with a lower limit (services.address.secrets)")
     raise Finding(f"no 429 after {len(sent)} requests with the limited key",
                   expected=f"429 after RateLimit-Limit ({limit}) requests", actual=sent[-1].summary())
 
@@ -85,7 +86,9 @@ def test_day_quota_exceeded(address_api):
         remaining = g.header(first, address_api.header("Registry-RateLimit-DayLimit-Remaining"))
         known = remaining is not None and remaining.isdigit()
         if known and int(remaining) > MAX_BOUND:
-            raise NotApplicable(f"the quota key has {remaining} requests left today: too many to exhaust")
+            raise NotJudged("no quota key with a small daily quota",
+                            f"the quota key has {remaining} requests left today, too many to exhaust: name one "
+                            "with a smaller quota (services.address.secrets.quota_api_key)")
         bound = (int(remaining) if known else MIN_BOUND) + 5
         ex = [*g.until(send, lambda e: e.status == 429, bound)][-1]
     g.day_quota_exhausted(ex, address_api.header)

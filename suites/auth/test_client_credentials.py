@@ -2,7 +2,9 @@
 RFC 7521, RFC 7515/7518, RFC 8725, RFC 5280). Every negative case changes one thing of a
 valid assertion and first sends a fresh valid assertion as its control: a refusal counts only
 when the control got a token (conformance/checks/auth/control.py). The checks on certificates
-use clients registered with the test PKI's bad material (`conformance pki init`)."""
+use clients registered with the test PKI's bad material (`conformance pki init`); a refusal
+of such a client counts only when it does not read exactly as the refusal of a client the
+server never registered (then the profile's client is probably not registered at all)."""
 
 from __future__ import annotations
 
@@ -16,10 +18,16 @@ from conformance.auth import rfc7523
 from conformance.auth.flows import CC_CONTROL_CAUSE, INQUIRY_SCOPE
 from conformance.checks.auth import checks as c
 from conformance.checks.auth import control
-from conformance.errors import NotApplicable
-from conformance.findings import expect
+from conformance.errors import NotApplicable, NotJudged
+from conformance.findings import Blocked, expect
 
 CONCURRENT_USES = 5
+# Other RSA algorithms a client's RS256 key can sign with (seed part 2: alg RS256 only).
+OTHER_RSA_ALGORITHMS = ("RS384", "RS512", "PS256")
+# Another registered assertion type (RFC 7522): a JWT sent under it is not a jwt-bearer assertion.
+SAML2_BEARER = "urn:ietf:params:oauth:client-assertion-type:saml2-bearer"
+# A client id no server has registered: its refusal is what "unknown client" reads like.
+UNREGISTERED_CLIENT = "conformance-never-registered-client"
 # Clients a swapped iss, sub or client_id may name: registered, so that a server cannot
 # refuse the changed assertion as "unknown client" without judging the rule under test.
 _OTHER_CLIENT_ROLES = ("no_x5c", "untrusted", "expired", "unregistered_oin", "twice_oin", "confidential", "public")
@@ -49,8 +57,8 @@ def _other_client(flows) -> str:
         other = flows.targets.clients.get(role)
         if other and other != own:
             return other
-    raise NotApplicable("the profile names no second registered client to swap into iss, sub or client_id "
-                        "(services.auth.clients)")
+    raise NotJudged("no second registered client",
+                    "name one in services.auth.clients, to swap into iss, sub or client_id")
 
 
 @pytest.mark.check("auth.cc.valid_assertion_accepted")
@@ -220,8 +228,74 @@ def test_missing_jti_refused(auth_flows):
     _refused(auth_flows, auth_flows.assertion(drop=("jti",)), "an assertion without jti")
 
 
+@pytest.mark.negative
+@pytest.mark.check("auth.cc.missing_exp_refused")
+def test_missing_exp_refused(auth_flows):
+    _refused(auth_flows, auth_flows.assertion(drop=("exp",)), "an assertion without exp")
+
+
+@pytest.mark.negative
+@pytest.mark.check("auth.cc.missing_aud_refused")
+def test_missing_aud_refused(auth_flows):
+    _refused(auth_flows, auth_flows.assertion(drop=("aud",)), "an assertion without aud")
+
+
+@pytest.mark.negative
+@pytest.mark.check("auth.cc.missing_iss_refused")
+def test_missing_iss_refused(auth_flows):
+    _refused(auth_flows, auth_flows.assertion(drop=("iss",)), "an assertion without iss")
+
+
+@pytest.mark.negative
+@pytest.mark.check("auth.cc.missing_sub_refused")
+def test_missing_sub_refused(auth_flows):
+    _refused(auth_flows, auth_flows.assertion(drop=("sub",)), "an assertion without sub")
+
+
+@pytest.mark.negative
+@pytest.mark.check("auth.cc.other_rsa_alg_refused")
+def test_other_rsa_alg_refused(auth_flows):
+    # The client's own registered key and kid: only the algorithm differs from the control.
+    for algorithm in OTHER_RSA_ALGORITHMS:
+        _refused(auth_flows, auth_flows.assertion(algorithm=algorithm), f"alg {algorithm} with the client's RS256 key")
+
+
+@pytest.mark.negative
+@pytest.mark.check("auth.cc.typ_not_jwt_refused")
+def test_typ_not_jwt_refused(auth_flows):
+    # at+jwt is an access token's type (RFC 9068): the cross-JWT confusion explicit typing prevents.
+    _refused(auth_flows, auth_flows.assertion(headers={"typ": "at+jwt"}), "typ at+jwt instead of JWT")
+
+
+@pytest.mark.negative
+@pytest.mark.check("auth.cc.missing_kid_refused")
+def test_missing_kid_refused(auth_flows):
+    _refused(auth_flows, auth_flows.assertion(drop_headers=("kid",)), "an assertion without kid")
+
+
+@pytest.mark.negative
+@pytest.mark.check("auth.cc.assertion_type_refused")
+def test_assertion_type_refused(auth_flows):
+    control.control_assertion(auth_flows)
+    result = auth_flows.token.client_credentials(assertion=auth_flows.assertion(), scope=INQUIRY_SCOPE,
+                                                 assertion_type=SAML2_BEARER)
+    control.token_refused(result, f"a valid JWT sent as client_assertion_type {SAML2_BEARER}")
+
+
 def _bad_material_refused(flows, name: str, what: str) -> None:
-    _refused(flows, flows.assertion(material=name, client=name), what)
+    """The bad material's client is refused, and not as an unknown client: where the server
+    tells the two apart (its error_description, or another status or error), a refusal that
+    reads exactly like that of a never-registered client is no judgement of the material."""
+    control.control_assertion(flows)
+    result = flows.client_credentials(flows.assertion(material=name, client=name))
+    control.token_refused(result, what)
+    unknown = flows.client_credentials(flows.assertion(overrides={"iss": UNREGISTERED_CLIENT, "sub": UNREGISTERED_CLIENT}))
+    same = (unknown.status, unknown.error, unknown.error_description) == \
+        (result.status, result.error, result.error_description)
+    if same and result.error_description:
+        raise Blocked(f"a refusal of {what} for its material rather than as an unknown client",
+                      f"client credentials ({what}) -> {result.answer}, word for word the answer to a client "
+                      f"nobody registered: is services.auth.clients.{name} registered with its JWKS document?")
 
 
 @pytest.mark.negative
@@ -252,6 +326,18 @@ def test_oin_unregistered_refused(auth_flows):
 @pytest.mark.check("auth.cc.oin_registered_twice_refused")
 def test_oin_registered_twice_refused(auth_flows):
     _bad_material_refused(auth_flows, "twice_oin", "an OIN registered at two customers")
+
+
+@pytest.mark.negative
+@pytest.mark.check("auth.cc.x5c_key_mismatch_refused")
+def test_x5c_key_mismatch_refused(auth_flows):
+    _bad_material_refused(auth_flows, "x5c_mismatch", "a JWK whose x5c certifies another key")
+
+
+@pytest.mark.negative
+@pytest.mark.check("auth.cc.certificate_without_oin_refused")
+def test_certificate_without_oin_refused(auth_flows):
+    _bad_material_refused(auth_flows, "no_oin", "a certificate without an OIN in its subject serialNumber")
 
 
 @pytest.mark.check("auth.cc.key_rotation")

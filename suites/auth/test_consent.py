@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import pytest
 
+from conformance.auth.flows import FILING_SCOPE
 from conformance.auth.login import FormLoginDriver
-from conformance.errors import NotApplicable
+from conformance.errors import NotApplicable, NotJudged
 from conformance.findings import Finding
 
 
@@ -26,10 +27,35 @@ def test_consent_remembered(auth_fresh, auth_flows, profile):
         raise NotApplicable(f"the {type(driver).__name__} login driver sees no consent page")
     first = flows.authorize_for_code()
     if "confidential" not in flows.consent_seen:
-        raise NotApplicable("no consent page was seen for the confidential client in this run ("
-                            + " -> ".join(first.result.pages) + "): consent given before the run? Revoke it to "
-                            "judge this rule")
+        raise NotJudged("no consent page seen for the confidential client",
+                        "consent given before the run? Revoke it to judge this rule (pages: "
+                        + " -> ".join(first.result.pages) + ")")
     second = flows.authorize_for_code()
     if second.result.consent_shown:
         raise Finding("consent was asked again for the same client and scope",
                       expected="no consent form", actual=" -> ".join(second.result.pages))
+
+
+@pytest.mark.check("auth.code.consent_asked_for_new_scope")
+def test_consent_asked_for_new_scope(auth_fresh, auth_flows, profile):
+    """Consent given for the filing scope does not cover another scope of the same client: an
+    authorization that adds one the user has not consented to shows the consent form again.
+    Judged only where consent was seen in this run (consents were fresh: revoke the client's
+    consents before the run on a real server), as consent_remembered is."""
+    flows = auth_fresh if profile.auth.mock else auth_flows
+    driver = flows.targets.drivers.get("default")
+    if driver is not None and not isinstance(driver, FormLoginDriver):
+        raise NotApplicable(f"the {type(driver).__name__} login driver sees no consent page")
+    extra = flows.targets.consent_scope
+    if not extra:
+        raise NotJudged("no second scope of the confidential client",
+                        "name one the client may ask for in services.auth.consent_scope")
+    first = flows.authorize_for_code()
+    if "confidential" not in flows.consent_seen:
+        raise NotJudged("no consent page seen for the confidential client",
+                        "consent given before the run? Revoke it to judge this rule (pages: "
+                        + " -> ".join(first.result.pages) + ")")
+    widened = flows.authorize_for_code(scope=f"{FILING_SCOPE} {extra}")
+    if not widened.result.consent_shown:
+        raise Finding(f"no consent was asked for the new scope {extra} (consent given for {FILING_SCOPE} only)",
+                      expected="a consent form", actual=" -> ".join(widened.result.pages))

@@ -14,6 +14,7 @@ from conformance.findings import require
 
 WRONG_SECRET = "wrong-secret-for-conformance"
 REFRESH_CAUSE = "refresh (valid refresh token) -> {}"
+REFRESH_ALIVE_AT_S = 604800 - 3600  # an hour short of the seed's 7 days (part 8)
 
 
 def _refresh_token(flows) -> str:
@@ -39,6 +40,29 @@ def test_wrong_secret_refused(auth_flows):
                           REFRESH_CAUSE)
     result = auth_flows.refresh(_refresh_token(auth_flows), client_secret=WRONG_SECRET)
     control.token_refused(result, "a refresh with a wrong client_secret")
+
+
+@pytest.mark.negative
+@pytest.mark.check("auth.refresh.missing_secret_refused")
+def test_missing_secret_refused(auth_flows):
+    control.require_token(auth_flows.refresh(_refresh_token(auth_flows)), "a refresh with the client_secret accepted",
+                          REFRESH_CAUSE)
+    result = auth_flows.refresh(_refresh_token(auth_flows), client_secret=None)
+    control.token_refused(result, "a refresh without client_secret")
+    c.ensure_error_code(result, ("invalid_client",), "a refresh without client authentication")
+
+
+@pytest.mark.waits
+@pytest.mark.check("auth.refresh.alive_before_lifetime")
+def test_alive_before_lifetime(auth_clocked):
+    control.require_token(auth_clocked.refresh(_refresh_token(auth_clocked)), "a fresh refresh token accepted",
+                          REFRESH_CAUSE)
+    token = _refresh_token(auth_clocked)
+    auth_clocked.advance(REFRESH_ALIVE_AT_S)
+    refreshed = auth_clocked.refresh(token)
+    c.ensure_token_issued(refreshed, f"a refresh token {REFRESH_ALIVE_AT_S} s old (its lifetime is 604800 s)")
+    c.ensure_api_served_if_present(auth_clocked, "filing", refreshed.access_token,
+                                   "filing API with the token of a nearly 7 days old refresh token")
 
 
 @pytest.mark.negative

@@ -12,6 +12,9 @@ from conformance.checks.auth import checks as c
 from conformance.checks.auth import control
 from conformance.findings import expect
 
+# Shortly before the seed's 3600 s (part 8): room for clock skew and the call itself.
+ALIVE_AT_S = 3500
+
 
 def _tampered(token: str) -> str:
     """A JWT gets a widened scope under its old signature; an opaque token a changed tail."""
@@ -57,6 +60,16 @@ def test_expired_token_refused(auth_clocked):
     c.ensure_api_refused(auth_clocked.call_inquiry(token), 401, f"inquiry API with a token {lifetime + 60} s old")
 
 
+@pytest.mark.waits
+@pytest.mark.check("auth.use.token_alive_before_expiry")
+def test_token_alive_before_expiry(auth_clocked):
+    issued = auth_clocked.cc_token()
+    token = issued.access_token
+    control.control_served(auth_clocked.call_inquiry(token), "the inquiry API")
+    auth_clocked.advance(ALIVE_AT_S)
+    c.ensure_api_served(auth_clocked.call_inquiry(token), f"inquiry API with a token {ALIVE_AT_S} s old")
+
+
 @pytest.mark.negative
 @pytest.mark.check("auth.use.tampered_token_refused")
 def test_tampered_token_refused(auth_flows, cc_tokens):
@@ -76,10 +89,21 @@ def test_wrong_scope_forbidden(auth_flows, cc_tokens, code_tokens):
 @pytest.mark.negative
 @pytest.mark.check("auth.use.www_authenticate")
 def test_www_authenticate(auth_flows, cc_tokens):
+    """RFC 6750 3 (MUST): every 401 carries a Bearer challenge; its error code is the next check's."""
     control.control_served(auth_flows.call_inquiry(cc_tokens.access_token), "the inquiry API")
     missing = auth_flows.call_inquiry(None)
     c.ensure_api_refused(missing, 401, "inquiry API without a token")
     c.ensure_www_authenticate(missing, error=None)
+    bad = auth_flows.call_inquiry(_tampered(cc_tokens.access_token))
+    c.ensure_api_refused(bad, 401, "inquiry API with a tampered token")
+    c.ensure_www_authenticate(bad, error=None)
+
+
+@pytest.mark.negative
+@pytest.mark.check("auth.use.www_authenticate_error")
+def test_www_authenticate_error(auth_flows, cc_tokens):
+    """RFC 6750 3 (SHOULD): a request that sent a token and failed names the error."""
+    control.control_served(auth_flows.call_inquiry(cc_tokens.access_token), "the inquiry API")
     bad = auth_flows.call_inquiry(_tampered(cc_tokens.access_token))
     c.ensure_api_refused(bad, 401, "inquiry API with a tampered token")
     c.ensure_www_authenticate(bad, error="invalid_token")

@@ -13,7 +13,7 @@ import pytest
 
 from conformance.compare import findings as F
 from conformance.compare.address import Comparison, Outcome
-from conformance.errors import NotApplicable
+from conformance.errors import NotJudged
 from conformance.findings import Finding
 from conformance.http import evidence
 from conformance.openapi.operations import SEED_OPERATIONS
@@ -25,7 +25,8 @@ MAX_EXAMPLES_ATTACHED = 8
 def _outcomes(comparison: Comparison, operation: str) -> list[Outcome]:
     found = [o for o in comparison.outcomes if o.operation == operation]
     if not found:
-        raise NotApplicable(f"no request of the comparison addresses {operation} ({SEED_OPERATIONS[operation]})")
+        raise NotJudged(f"no request of the comparison addresses {operation} ({SEED_OPERATIONS[operation]})",
+                        "replay a HAR that has one (--compare-requests), or name a sample it starts from")
     return found
 
 

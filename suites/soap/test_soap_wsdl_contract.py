@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from conformance.checks.soap import wsdl
-from conformance.errors import NotApplicable
+from conformance.errors import NotJudged
 from conformance.soap import OPERATION, soap_action
 from conformance.soap.loader import ServiceContract, load_contract
 
@@ -15,8 +15,7 @@ from conformance.soap.loader import ServiceContract, load_contract
 @pytest.fixture(scope="module")
 def contract(soap_service, profile) -> ServiceContract:
     if not profile.soap.mock and not profile.soap.wsdl:
-        raise NotApplicable("the profile names no WSDL of this service (services.soap.wsdl): only the "
-                            "service's own WSDL can be judged")
+        raise NotJudged("no WSDL file", "name the service's own WSDL in services.soap.wsdl: only it can be judged")
     return load_contract(
         soap_service.wsdl_path, soap_url=soap_service.url, soap_action_base=soap_service.soap_action_base
     )

@@ -119,6 +119,7 @@ def write_profile(directory: Path, config: str, origin: str, pki_dir: Path) -> P
     audience = "" if config == "stock" else f'audience = "{origin}/auth/oauth/v2/token"'
     text = string.Template(TEMPLATE.read_text(encoding="utf-8")).substitute(
         config=config, origin=origin, audience_line=audience, redirect_uri=REDIRECT_URI, pki_dir=pki_dir,
+        consent_scope=fixtures["consent_scope"],
         **{f"client_{role}": client_id for role, client_id in fixtures["clients"].items()},
     )
     profile = directory / f"oidc-provider-{config}.toml"

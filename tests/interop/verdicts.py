@@ -15,9 +15,11 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from conformance.reporting.outcome_model import OUTCOMES as _MODEL_OUTCOMES
 from conformance.reporting.summary import RANK
 
-OUTCOMES = {"passed", "failed", "blocked", "not_applicable", "skipped", "observation", "error"}
+# The outcome model's outcomes (conformance/reporting/outcome_model.py): not_judged and waived included.
+OUTCOMES = frozenset(_MODEL_OUTCOMES)
 TODO = "TODO"
 
 

@@ -6,7 +6,9 @@ from conformance.openapi.operations import SEED_OPERATIONS
 SUITE = "address"
 
 # One MUST check per operation of the seed: schemathesis's built-in checks that make sense
-# for a read-only API, plus the MUST domain checks of st_checks.py. The operation is found
+# for a read-only API, plus the MUST domain checks of st_checks.py. The built-in checks that
+# read the description's constraints judge only the seed's (constraints marked
+# `x-conformance-source: public` are address.contract.public_behaviour's, SHOULD). The operation is found
 # in the profile's description by method and path template, whatever its operationId.
 OPERATIONS = SEED_OPERATIONS
 
@@ -36,6 +38,21 @@ define(
     feature="contract fuzzing",
     proven_by=("address.self_link_drops_query",),
     may_fail_under=_CONTRACT_COLLATERAL,
+)
+
+define(
+    "address.contract.public_behaviour",
+    "Generated requests and answers follow the constraints the description marks public behaviour "
+    "(identifier formats, expand grammar, HAL fields: x-conformance-source: public)",
+    requirements=("ADDR-2.fields", "BAGREF-2.1", "BAGREF-2.5", "BAGREF-3", "BAGREF-4.3"),
+    # The seed: "Formats of the identifier types, and the allowed values of Gebruiksdoel: not
+    # shown", "Fields of the HAL resources ...: not shown". The per-operation MUST checks judge
+    # only the seed's constraints of the description (conformance/checks/address/contract_split.py).
+    severity=Severity.SHOULD,
+    suite=SUITE,
+    feature="contract fuzzing",
+    proven_by=("address.identifier_patterns_not_enforced",),
+    may_fail_under=(*_CONTRACT_COLLATERAL, "address.huisnummer_as_string", "address.identifiers_malformed"),
 )
 
 define(

@@ -90,14 +90,21 @@ def day_quota_exhausted(ex: Exchange, name: HeaderName = _same) -> None:
     expect(remaining == 0, "quota 429 does not report 0 remaining requests", expected=0, actual=remaining)
 
 
+# RFC 9110 5.6.7: IMF-fixdate = day-name "," SP day SP month SP year SP hh:mm:ss SP "GMT",
+# the one form a sender may generate (the obsolete rfc850 and asctime forms are for readers).
+IMF_FIXDATE = re.compile(r"(Mon|Tue|Wed|Thu|Fri|Sat|Sun), [0-9]{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+                         r" [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT")
+
+
 def retry_after_is_http_date(ex: Exchange) -> None:
-    """RFC 9110 10.2.3 / seed part 4: Retry-After on a 503 is an HTTP date (not seconds)."""
+    """Seed part 4: Retry-After on a 503 is an HTTP date (not seconds), which a server
+    generates as an IMF-fixdate (RFC 9110 5.6.7) naming a real moment."""
     value = has_header(ex, "Retry-After")
     try:
-        moment = parsedate_to_datetime(value)
+        moment = parsedate_to_datetime(value) if IMF_FIXDATE.fullmatch(value) else None
     except (TypeError, ValueError, IndexError):
         moment = None
-    expect(moment is not None and not value.isdigit(), "Retry-After is not an HTTP date",
+    expect(moment is not None, "Retry-After is not an HTTP date (IMF-fixdate)",
            expected="e.g. Sun, 28 Nov 2017 16:41:41 GMT", actual=value)
 
 

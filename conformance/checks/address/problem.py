@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.checks.uri_reference import is_uri_reference
 from conformance.findings import Finding, expect
 from conformance.http.exchange import Exchange
 
@@ -53,6 +54,20 @@ def has_problem_members(ex: Exchange) -> None:
         if member in body:
             expect(isinstance(body[member], str), f"problem member {member} is not a string",
                    actual=body[member])
+
+
+def uri_references(ex: Exchange) -> None:
+    """Seed part 2: `type` and `instance`, and the `type` of each invalid-params item, are
+    URI references (RFC 3986 4.1). Members left out are problem_members' question."""
+    body = problem_body(ex)
+    found = [(m, body[m]) for m in ("type", "instance") if m in body]
+    params = body.get("invalid-params")
+    if isinstance(params, list):
+        found += [(f"invalid-params[{n}].type", item["type"]) for n, item in enumerate(params)
+                  if isinstance(item, dict) and "type" in item]
+    bad = [(member, value) for member, value in found if not is_uri_reference(value)]
+    expect(not bad, "problem members that must be URI references (RFC 3986) are not",
+           expected="URI-reference, e.g. https://example.org/problem or /path?query", actual=bad[:3])
 
 
 def has_problem_code(ex: Exchange, expected: str | set[str]) -> None:

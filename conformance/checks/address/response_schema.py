@@ -15,6 +15,13 @@ kind) of violation, with the number of answers that showed it and the first such
 attached. Answers that are no JSON, or whose status the description does not define, are
 other checks' business and are only counted as not validated.
 
+The description may mark constraints the seed does not state as public behaviour
+(`x-conformance-source: public`, conformance/openapi/seed_view.py): a violation of such a
+constraint only is judged by the SHOULD check address.response.public_behaviour, with the same
+tallies; address.response.schema_valid judges the seed's constraints (every constraint of a
+description without marks). Both checks' tests run last; each lets the others go on (it
+releases its own worker's lock, its answers are all in its tally) and then waits for them.
+
 `conformance discover` judges the answers of its queries the same way and prints each
 violation as a finding against the server (`console_findings`).
 """
@@ -27,11 +34,13 @@ import os
 from pathlib import Path
 from typing import IO
 
-from conformance.errors import NotApplicable
+from conformance.errors import NotApplicable, NotJudged
 from conformance.findings import Blocked, Finding
 from conformance.openapi.responses import Tally, Violation
 
 CHECK_ID = "address.response.schema_valid"
+PUBLIC_CHECK_ID = "address.response.public_behaviour"
+JUDGES = (CHECK_ID, PUBLIC_CHECK_ID)
 DIRNAME = ".response-schema"
 MAX_LISTED = 20
 
@@ -45,13 +54,26 @@ def running_path(report_dir: str | Path, process: str) -> Path:
     return Path(report_dir) / DIRNAME / f"{process}.running"
 
 
+_HELD: dict[str, IO[str]] = {}
+
+
 def hold_running(report_dir: str | Path, process: str) -> IO[str]:
     """A worker's lock for its whole session: keep the handle open, close it at the end."""
     target = running_path(report_dir, process)
     target.parent.mkdir(parents=True, exist_ok=True)
     handle = target.open("a", encoding="utf-8")
     fcntl.flock(handle, fcntl.LOCK_EX)
+    _HELD[process] = handle
     return handle
+
+
+def release_running(process: str) -> None:
+    """A judging test's worker lets the others' judging tests go on: the judging tests run last,
+    so every answer of this worker is in its tally already (flushed before). Without it, two
+    judging tests on two workers would each wait for the other's session to end."""
+    handle = _HELD.pop(process, None)
+    if handle is not None:
+        handle.close()
 
 
 def wait_for_workers(report_dir: str | Path, me: str, workers: int) -> None:
@@ -101,20 +123,29 @@ def ordered(tally: Tally) -> list[Violation]:
     return sorted(tally.violations.values(), key=lambda v: (v.operation, v.status, v.location, v.kind))
 
 
-def judge(tally: Tally) -> None:
+def judge(tally: Tally, *, public: bool = False) -> None:
     """Pass when every validated answer conforms; a Finding naming each violation once;
-    Blocked when answers came but none could be validated, NotApplicable when none came."""
+    Blocked when answers came but none could be validated, NotApplicable when none came.
+    `public`: judge the constraints the description marks public behaviour (else the seed's);
+    not applicable when it marks none."""
     not_validated = sum(tally.skipped.values())
-    if tally.violations:
-        listed = [describe(v) for v in ordered(tally)]
+    if public and tally.validated and not tally.marks_public:
+        raise NotApplicable("the description marks no constraint as public behaviour (x-conformance-source): "
+                            f"all of it is the contract, judged by {CHECK_ID}")
+    violations = [v for v in ordered(tally) if v.public == public]
+    if violations:
+        listed = [describe(v) for v in violations]
         more = f"; and {len(listed) - MAX_LISTED} more" if len(listed) > MAX_LISTED else ""
+        what = "public-behaviour constraints of the described response schemas" if public else \
+            "the described response schemas"
         raise Finding(
-            f"{len(listed)} violation(s) of the described response schemas in {tally.offending} of "
+            f"{len(listed)} violation(s) of {what} in {tally.offending_public if public else tally.offending} of "
             f"{tally.validated} validated answers: " + "; ".join(listed[:MAX_LISTED]) + more
         )
     if tally.validated == 0:
         if not not_validated:
-            raise NotApplicable("the run received no answer of the address API to validate")
+            raise NotJudged("no answer of the address API to validate",
+                            "run it with the address checks that get answers (its own selection got none)")
         raise Blocked("an answer of the address API that its description gives a JSON response schema for",
                       f"none of its {not_validated} answers could be validated: " + reasons(tally))
 
@@ -134,8 +165,9 @@ def console_findings(tally: Tally | None) -> list[str]:
     """Discovery's report: one line per violation, as a finding against the server."""
     if tally is None:
         return []
-    lines = [f"finding ({CHECK_ID}): {describe(v)}" for v in ordered(tally)]
+    lines = [f"finding ({PUBLIC_CHECK_ID if v.public else CHECK_ID}): {describe(v)}" for v in ordered(tally)]
     if tally.validated:
-        lines.append(f"{len(lines)} response schema violation(s) in {tally.offending} of {tally.validated} answers"
+        lines.append(f"{len(lines)} response schema violation(s) in {tally.offending + tally.offending_public} "
+                     f"of {tally.validated} answers"
                      if lines else f"every one of {tally.validated} answers matched its response schema")
     return lines

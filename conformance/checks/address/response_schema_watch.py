@@ -1,4 +1,4 @@
-"""The run's watch for address.response.schema_valid (conformance/checks/address/response_schema.py),
+"""The run's watch for address.response.schema_valid and address.response.public_behaviour (conformance/checks/address/response_schema.py),
 as a pytest plugin object that the conformance plugin registers in each process of a run."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.checks.address.response_schema import CHECK_ID, DIRNAME, flush, hold_running
+from conformance.checks.address.response_schema import DIRNAME, JUDGES, flush, hold_running
 
 
 class ResponseSchemaWatch:
@@ -32,7 +32,7 @@ class ResponseSchemaWatch:
         """The check judges the answers of every other test: it runs last (xdist hands items
         out in order, so it is the last one handed out; it then waits for the others)."""
         last = [item for item in items if (mark := item.get_closest_marker("check")) and mark.args
-                and mark.args[0] == CHECK_ID]
+                and mark.args[0] in JUDGES]
         if last:
             items[:] = [item for item in items if item not in last] + last
         self.judged = bool(last)

@@ -25,6 +25,8 @@ from conformance.findings import Blocked, expect, require
 from conformance.http.evidence import step
 from conformance.http.exchange import Exchange
 
+# What an implicit or hybrid response would hand over instead of a code (RFC 6749 4.2.2, OIDC).
+TOKEN_PARAMETERS = frozenset({"access_token", "id_token"})
 # Never an answer to the one thing a negative case changed.
 UNAVAILABLE = frozenset({"server_error", "temporarily_unavailable"})
 # At the token endpoint, besides: what the control's identical scope and grant type would
@@ -81,6 +83,9 @@ def authorization_refused(flows: AuthFlows, what: str, **kwargs) -> str:
     else:
         expect(authz.code is None, f"{what}: a code was issued", expected="an error redirect or page",
                actual=authz.result.answer)
+        issued = sorted(TOKEN_PARAMETERS & authz.result.extra_params.keys())
+        expect(not issued, f"{what}: the redirect carries a token", expected="an error redirect or page",
+               actual=f"redirect with {', '.join(issued)}")
         if authz.result.error in UNAVAILABLE:
             raise Blocked(f"an answer to {what}", f"authorize ({what}) -> {authz.result.answer}")
         answer = authz.result.answer

@@ -41,6 +41,12 @@ PKCE_S256 = define(
     requirements=("AUTH-2.authorization-request", "AUTH-5.2"), severity=Severity.MUST, suite=SUITE, feature=_AUTH,
     observes="exchange",
 ).id
+AUTHORIZATION_REQUEST = define(
+    "client.auth.authorization_request",
+    "Authorization requests carry response_type=code and a client_id, state, scope, redirect_uri and nonce",
+    requirements=("AUTH-2.authorization-request", "RFC6749-4.1"), severity=Severity.MUST, suite=SUITE,
+    feature=_AUTH, observes="exchange",
+).id
 VERIFIER_SYNTAX = define(
     "client.auth.verifier_syntax",
     "A code_verifier is 43 to 128 characters of A-Z a-z 0-9 - . _ ~",
@@ -69,6 +75,7 @@ ASSERTION_SHORT_EXPIRY = define(
     "client.auth.assertion_short_expiry",
     "A client assertion expires within a few minutes (at most 10) of being sent",
     requirements=("AUTH-2.assertion.exp",), severity=Severity.SHOULD, suite=SUITE, feature=_AUTH, observes="exchange",
+    downgrade_reason="the seed: 'a short expiry of a few minutes is recommended': a recommendation, not a rule",
 ).id
 JTI_NOT_REUSED = define(
     "client.auth.jti_not_reused",

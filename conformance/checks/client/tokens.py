@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.findings import expect
-from conformance.passive.auth_facts import JWT_BEARER
+from conformance.passive.auth_facts import AUTHORIZATION_PARAMETERS, JWT_BEARER
 
 SHORT_EXPIRY_S = 600  # "a short expiry of a few minutes is recommended": ten minutes at most
 
@@ -15,6 +15,15 @@ def pkce_s256(facts: dict[str, Any]) -> None:
     expect(bool(facts.get("challenge")), "the authorization request carries no code_challenge", actual="none")
     expect(facts.get("challenge_method") == "S256", "code_challenge_method is not S256",
            expected="S256", actual=facts.get("challenge_method") or "(absent: plain)")
+
+
+def authorization_request(facts: dict[str, Any]) -> None:
+    """Seed part 2: response_type code, and client_id, state, scope, redirect_uri, nonce given."""
+    sent = facts.get("parameters") or {}
+    missing = [name for name in AUTHORIZATION_PARAMETERS if not sent.get(name)]
+    expect(not missing, "the authorization request lacks parameters of seed part 2",
+           expected=", ".join(AUTHORIZATION_PARAMETERS), actual=f"missing {missing}")
+    expect(sent["response_type"] == "code", "response_type is not code", expected="code", actual=sent["response_type"])
 
 
 def verifier_syntax(facts: dict[str, Any]) -> None:

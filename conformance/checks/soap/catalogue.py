@@ -147,6 +147,7 @@ REJECT_SCHEMA_INVALID = define(
     "its set, range or length exceeded, wrong namespace) get a Client Fault with HTTP 500",
     requirements=("SOAP11-4.4.1", "SOAP11-6.2", "WSI-BP11-R1126"),
     severity=Severity.SHOULD, suite=SUITE, feature=_REJECT,
+    downgrade_reason='the seed leaves the messages\' content "not shown" and does not say the service validates requests against the types schema; a Client Fault for a schema-invalid request is public behaviour',
 ).id
 REJECT_MISSING_SOAP_ACTION = define(
     "soap.request.missing_soapaction_rejected",
@@ -184,6 +185,7 @@ REJECT_OVERSIZED = define(
     "An oversized request body gets a Client Fault with HTTP 500, not a hang or a crash",
     requirements=("SOAP11-6.2", "WSI-BP11-R1126"),
     severity=Severity.SHOULD, suite=SUITE, feature=_REJECT,
+    downgrade_reason='no clause sets a size limit; a Client Fault for an oversized body (rather than a hang or a crash) is the public behaviour of a bounded service',
 ).id
 REJECT_DOCTYPE = define(
     "soap.request.doctype_rejected",
@@ -220,6 +222,7 @@ REJECT_AFTER_BODY = define(
     "forbids what SOAP 1.1 allows)",
     requirements=("WSI-BP11-R1011", "SOAP11-6.2"),
     severity=Severity.SHOULD, suite=SUITE, feature=_ENVELOPE,
+    downgrade_reason="SOAP 1.1 allows elements after the Body; WS-I R1011 constrains the sender's envelope, and the seed names SOAP 1.1, not the Basic Profile",
 ).id
 REJECT_ENCODING_STYLE = define(
     "soap.request.encoding_style_rejected",
@@ -227,6 +230,7 @@ REJECT_ENCODING_STYLE = define(
     "service) gets a Client Fault with HTTP 500",
     requirements=("WSI-BP11-R1005", "WSI-BP11-R1006", "WSI-BP11-R2706", "SOAP11-6.2"),
     severity=Severity.SHOULD, suite=SUITE, feature=_ENVELOPE,
+    downgrade_reason="the WS-I rules constrain the sender's envelope, and the seed names SOAP 1.1 document/literal, not the Basic Profile: refusing an encodingStyle is public behaviour",
 ).id
 REJECT_PROCESSING_INSTRUCTION = define(
     "soap.request.processing_instruction_rejected",
@@ -250,6 +254,7 @@ HEADER_MUST_UNDERSTAND_TRUE = define(
     "it were optional: a MustUnderstand or Client Fault with HTTP 500",
     requirements=("SOAP11-4.2.3", "WSI-BP11-R1013"),
     severity=Severity.SHOULD, suite=SUITE, feature=_HEADERS,
+    downgrade_reason='SOAP 1.1 4.2.3 and WS-I R1013 fix the values a sender may write ("0" and "1"); what a recipient does with "true" they leave open: refusing it is the public behaviour of SOAP stacks',
 ).id
 HEADER_OPTIONAL_IGNORED = define(
     "soap.header.optional_ignored",
@@ -257,6 +262,7 @@ HEADER_OPTIONAL_IGNORED = define(
     "actor .../next) does not change the answer: HTTP 200 and a schema-valid response",
     requirements=("SOAP11-2", "SOAP11-4.2.3"),
     severity=Severity.SHOULD, suite=SUITE, feature=_HEADERS,
+    downgrade_reason='SOAP 1.1 4.2.3 lets a recipient process an optional header entry it understands; an answer unchanged by an entry it does not know is expected, not required',
 ).id
 HEADER_OTHER_ACTOR_IGNORED = define(
     "soap.header.other_actor_ignored",
@@ -287,6 +293,7 @@ RESPONSE_DECLARATION_AGREES = define(
     "An XML declaration in the response names the encoding of its charset and bytes",
     requirements=("XML10-4.3.3", "RFC3023-3.1"),
     severity=Severity.SHOULD, suite=SUITE, feature=_ENCODING,
+    downgrade_reason='the HTTP charset is external information that governs (RFC 3023 3.1), so a declaration that disagrees is not a fatal error under XML 1.0 4.3.3: agreeing is expected, not required',
     observes="exchange",
 ).id
 REQUEST_UTF16_UNDERSTOOD = define(
@@ -303,6 +310,7 @@ REQUEST_UTF16_ACCEPTED = define(
     "schema-valid response",
     requirements=("XML10-4.3.3", "WSI-BP11-R1012"),
     severity=Severity.SHOULD, suite=SUITE, feature=_ENCODING,
+    downgrade_reason='that a UTF-16 request is understood is the MUST check soap.request.utf16_understood; processing it exactly like its UTF-8 original goes beyond what XML 1.0 and WS-I R1012 state',
 ).id
 
 # --------------------------------------------------------------------------- the HTTP binding

@@ -13,8 +13,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from conformance.mocks.address import faults as F
+from conformance.mocks.address import faults_params as FP
 from conformance.mocks.address import params as P
-from conformance.mocks.address import problems, resources
+from conformance.mocks.address import problems, q_parts, resources
 from conformance.mocks.address.context import DEFAULT_PAGE_SIZE, Context, HalResult
 from conformance.mocks.address.hal import Link, Paging
 from conformance.mocks.address.problems import ProblemError
@@ -42,6 +43,10 @@ _SINGLE_KINDS = (
 _ADDRESS_PARTS = ("huisletter", "huisnummertoevoeging")
 # Fault postcode_forms_rejected: only the canonical form (no space, upper case) passes.
 _STRICT_POSTCODE = r"^[1-9][0-9]{3}[A-Z]{2}$"
+# Faults letter_pattern_length_only and addition_pattern_length_only: the length is all
+# that is checked, any character passes.
+_ANY_LETTER = r"^.{1}$"
+_ANY_ADDITION = r"^.{1,4}$"
 
 
 @dataclass(frozen=True)
@@ -53,19 +58,24 @@ class _Search:
 
 
 def _validate(
-    ctx: Context, known: frozenset[str]
+    ctx: Context, known: frozenset[str], *, extended: bool = False
 ) -> tuple[P.Query, dict[str, Any], frozenset[str] | None, Paging]:
     q = ctx.query(known)
     v = P.Validator(q)
-    lengths = not ctx.on(F.LENGTH_LIMITS_NOT_ENFORCED)
-    limits = not ctx.on(F.HUISNUMMER_LIMITS_NOT_ENFORCED)
-    parts = not ctx.on(F.LETTER_ADDITION_PATTERNS_NOT_ENFORCED)
+    # Fault uitgebreid_params_not_validated: /adressenuitgebreid checks none of these rules.
+    checked = not (extended and ctx.on(FP.UITGEBREID_PARAMS_NOT_VALIDATED))
+    lengths = checked and not ctx.on(F.LENGTH_LIMITS_NOT_ENFORCED)
+    limits = checked and not ctx.on(F.HUISNUMMER_LIMITS_NOT_ENFORCED)
+    parts = checked and not ctx.on(F.LETTER_ADDITION_PATTERNS_NOT_ENFORCED)
     postcode = _STRICT_POSTCODE if ctx.on(F.POSTCODE_FORMS_REJECTED) else P.POSTCODE
+    letter = _ANY_LETTER if ctx.on(FP.LETTER_PATTERN_LENGTH_ONLY) else P.HUISLETTER
+    addition = _ANY_ADDITION if ctx.on(FP.ADDITION_PATTERN_LENGTH_ONLY) else P.HUISNUMMERTOEVOEGING
     values: dict[str, Any] = {
         "zoekresultaatIdentificatie": v.text("zoekresultaatIdentificatie", 255, enforce=lengths),
-        "postcode": v.pattern("postcode", postcode, enforce=not ctx.on(F.POSTCODE_PATTERN_NOT_ENFORCED)),
+        "postcode": v.pattern("postcode", postcode,
+                              enforce=checked and not ctx.on(F.POSTCODE_PATTERN_NOT_ENFORCED)),
         "huisnummer": v.integer("huisnummer", 1, 99999, enforce_min=limits, enforce_max=limits),
-        "huisletter": v.pattern("huisletter", P.HUISLETTER, enforce=parts),
+        "huisletter": v.pattern("huisletter", letter, enforce=parts),
         "adresseerbaarObjectIdentificatie": v.pattern(
             "adresseerbaarObjectIdentificatie", P.ADRESSEERBAAR_OBJECT_ID
         ),
@@ -77,13 +87,11 @@ def _validate(
         "exacteMatch": v.boolean("exacteMatch"),
         "inclusiefEindStatus": v.boolean("inclusiefEindStatus"),
     }
-    addition = q.get("huisnummertoevoeging")
-    if parts and addition is not None and addition.value and len(addition.value) > 4:
-        v.fail(
-            addition.position, "huisnummertoevoeging", "maxLength", 4
-        )  # before the pattern (F: `tegenover`)
+    sent = q.get("huisnummertoevoeging")
+    if parts and sent is not None and sent.value and len(sent.value) > 4:
+        v.fail(sent.position, "huisnummertoevoeging", "maxLength", 4)  # before the pattern (F: `tegenover`)
     else:
-        values["huisnummertoevoeging"] = v.pattern("huisnummertoevoeging", P.HUISNUMMERTOEVOEGING, enforce=parts)
+        values["huisnummertoevoeging"] = v.pattern("huisnummertoevoeging", addition, enforce=parts)
     # By pandIdentificatie or openbareRuimteIdentificatie expand is not supported and is
     # ignored, value and all (seed part 4; bag-api.md 4.3).
     expand = None
@@ -95,7 +103,7 @@ def _validate(
 
 
 def _choose_kind(
-    ctx: Context, present: set[str], values: dict[str, Any], kinds_allowed: set[str]
+    ctx: Context, present: set[str], values: dict[str, Any], kinds_allowed: set[str], *, extended: bool = False
 ) -> str | None:
     kinds = [kind for name, kind in _SINGLE_KINDS if name in present and kind in kinds_allowed]
     if "postcode" in present:
@@ -105,7 +113,7 @@ def _choose_kind(
     if "huisnummer" in present and not present & {"postcode", "woonplaatsNaam", "openbareRuimteNaam"}:
         kinds.append("huisnummer")  # an address kind without its postcode or names
     if not kinds:
-        if ctx.on(F.REQUIRED_PARAMS_NOT_ENFORCED):
+        if ctx.on(F.REQUIRED_PARAMS_NOT_ENFORCED) or (extended and ctx.on(FP.UITGEBREID_PARAMS_NOT_VALIDATED)):
             return None
         names = [n for n, k in _SINGLE_KINDS if k in kinds_allowed] + [
             "postcode",
@@ -138,10 +146,11 @@ def _choose_kind(
     return kind
 
 
-def _search(ctx: Context, known: frozenset[str], kinds_allowed: set[str], *, with_expand: bool) -> _Search:
-    q, values, expand, paging = _validate(ctx, known)
-    kind = _choose_kind(ctx, q.names(), values, kinds_allowed)
-    chosen = expand if with_expand and expand is not None and not ctx.on(F.EXPAND_IGNORED) else frozenset()
+def _search(ctx: Context, known: frozenset[str], kinds_allowed: set[str], *, extended: bool) -> _Search:
+    """A search of /adressen or (`extended`) /adressenuitgebreid, which has no expand."""
+    q, values, expand, paging = _validate(ctx, known, extended=extended)
+    kind = _choose_kind(ctx, q.names(), values, kinds_allowed, extended=extended)
+    chosen = expand if not extended and expand is not None and not ctx.on(F.EXPAND_IGNORED) else frozenset()
     return _Search(values, kind, chosen, paging)
 
 
@@ -195,9 +204,13 @@ def _address_query(ctx: Context, search: _Search, nummeraanduiding_id: str | Non
 
 def _find(ctx: Context, search: _Search, *, extended: bool) -> list[dict[str, Any]]:
     """The addresses of a search; under the fault pand_query_leaks a building query also
-    returns the addresses of buildings whose id differs only in the last digit."""
+    returns the addresses of buildings whose id differs only in the last digit, under the
+    faults q_ignores_<part> a q search leaves that part unsearched."""
     find = ctx.repo.find_extended_addresses if extended else ctx.repo.find_addresses
     query = _address_query(ctx, search)
+    ignored = [part for part, fault in FP.Q_PART_FAULTS.items() if ctx.on(fault)]
+    if search.kind == "q" and query.q is not None and ignored:
+        return q_parts.searched(query.q, find(query), ignored)
     if search.kind != "pand" or not ctx.on(F.PAND_QUERY_LEAKS):
         return find(query)
     found: dict[tuple[Any, Any], dict[str, Any]] = {}
@@ -210,7 +223,7 @@ def _find(ctx: Context, search: _Search, *, extended: bool) -> list[dict[str, An
 def search(ctx: Context) -> HalResult:
     """GET /adressen."""
     kinds = {"zoekresultaat", "object", "pand", "q", "openbareRuimte"}
-    s = _search(ctx, ADRESSEN_PARAMS, kinds, with_expand=True)
+    s = _search(ctx, ADRESSEN_PARAMS, kinds, extended=False)
     items: list[dict[str, Any]] = []
     if s.kind == "zoekresultaat":
         if ctx.on(F.ZOEK_RESULTS_NOT_RESOLVABLE):
@@ -227,7 +240,7 @@ def search(ctx: Context) -> HalResult:
 
 def search_extended(ctx: Context) -> HalResult:
     """GET /adressenuitgebreid (no expand, no zoekresultaat, no openbareRuimteIdentificatie)."""
-    s = _search(ctx, UITGEBREID_PARAMS, {"object", "pand", "q"}, with_expand=False)
+    s = _search(ctx, UITGEBREID_PARAMS, {"object", "pand", "q"}, extended=True)
     items = _find(ctx, s, extended=True) if s.kind is not None else []
     return ctx.collection("adressen", items, s.paging, lambda a: _extended(ctx, a))
 

@@ -159,6 +159,8 @@ class AddressMock:
 
     def _instance(self, info: RequestInfo) -> str:
         """The problem `instance` of a request."""
+        if self.on(G.PROBLEM_INSTANCE_NOT_URI):
+            return f"GET {info.instance}"
         return info.raw_path if self.on(G.PROBLEM_INSTANCE_WITHOUT_QUERY) else info.instance
 
     # --- the pipeline -------------------------------------------------------------------

@@ -13,6 +13,7 @@ from typing import Any
 from conformance.mocks.address import faults as F
 from conformance.mocks.address import faults_compare as C
 from conformance.mocks.address import faults_general as G
+from conformance.mocks.address import faults_params as FP
 from conformance.mocks.address.hal import Link, Paging, RequestInfo
 from conformance.mocks.address.params import Query, RawParam, Readings, Validator
 from conformance.mocks.address.problems import ProblemError
@@ -23,6 +24,9 @@ from conformance.mocks.faults import Fault, FaultSet
 DEFAULT_PAGE_SIZE = 20
 MIN_PAGE_SIZE = 10
 MAX_PAGE_SIZE = 100
+# The text parameters of length 1 to 255 or 1 to 80 (seed part 8), whose lower bound the
+# fault empty_text_accepted drops.
+EMPTY_TEXT = frozenset({"woonplaatsNaam", "openbareRuimteNaam", "q", "zoek", "zoekresultaatIdentificatie"})
 
 
 @dataclass
@@ -51,7 +55,9 @@ class Context:
         duplicate_codes: dict[str, str] | None = None,
         first_wins: frozenset[str] = frozenset(),
     ) -> Query:
-        q = Query(self.raw, known, duplicate_codes=duplicate_codes, first_wins=first_wins)
+        empty_allowed = EMPTY_TEXT if self.on(FP.EMPTY_TEXT_ACCEPTED) else frozenset()
+        q = Query(self.raw, known, duplicate_codes=duplicate_codes, first_wins=first_wins,
+                  empty_allowed=empty_allowed)
         q.readings = self.readings()
         return q
 
@@ -101,8 +107,20 @@ class Context:
             links: dict[str, Link] = {"self": self.info.self_link()}
         else:
             links = paging.links(self.info, len(items), last_off_by_one=self.on(F.WRONG_LAST_LINK))
-        embedded = [render(item) for item in paging.slice(items)]
+        embedded = [render(item) for item in self._page(items, paging)]
         return HalResult({"_links": links, "_embedded": {name: embedded}}, paging=paging)
+
+    def _page(self, items: list[Any], paging: Paging) -> list[Any]:
+        """The results of the page asked for, or of the page the paging faults serve
+        instead (headers and links still echo the request)."""
+        faults = (FP.PAGE_IGNORED, FP.PAGE_SIZE_IGNORED, FP.PAGES_OVERLAP)
+        if not any(self.on(f) for f in faults):
+            return paging.slice(items)
+        page = 1 if self.on(FP.PAGE_IGNORED) else paging.effective_page
+        size = max(paging.size, DEFAULT_PAGE_SIZE) if self.on(FP.PAGE_SIZE_IGNORED) else paging.size
+        step = size - 1 if self.on(FP.PAGES_OVERLAP) and size > 1 else size
+        start = (page - 1) * step
+        return items[start : start + size]
 
     def not_found(self, paging: Paging | None = None) -> HalResult:
         """404 notFound, or 200 with an empty body under the fault not_found_as_200."""

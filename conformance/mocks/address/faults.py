@@ -167,6 +167,23 @@ END_STATUS_FLAG_IGNORED = fault(
 TIME_TRAVEL_IGNORED = fault(
     "address.time_travel_ignored", "geldigOp and beschikbaarOp are validated but ignored", must_trip=set()
 )
+# The collection's own time travel and huidig: /{id} honours them, the searches do not.
+COLLECTION_IGNORES_GELDIG_OP = fault(
+    "address.collection_ignores_geldig_op",
+    "the searches of /adresseerbareobjecten validate geldigOp but ignore it (/{id} honours it)",
+    must_trip=set(),
+)
+COLLECTION_IGNORES_BESCHIKBAAR_OP = fault(
+    "address.collection_ignores_beschikbaar_op",
+    "the searches of /adresseerbareobjecten validate beschikbaarOp but ignore it (/{id} honours it)",
+    must_trip=set(),
+)
+COLLECTION_IGNORES_HUIDIG = fault(
+    "address.collection_ignores_huidig",
+    "huidig=true is ignored on the bbox and pandIdentificaties searches of /adresseerbareobjecten "
+    "(honoured on nummeraanduidingIdentificatie and /{id})",
+    must_trip=set(),
+)
 LIFECYCLE_REMOVED_ALWAYS_INCLUDED = fault(
     "address.lifecycle_removed_always_included",
     "/lvc returns occurrences removed from the valid life cycle even with geheleLvc=false",

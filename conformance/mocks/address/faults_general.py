@@ -22,6 +22,18 @@ PROBLEM_INSTANCE_WITHOUT_QUERY = fault(
     must_trip=set(),
 )
 
+PROBLEM_TYPE_NOT_URI = fault(
+    "address.problem_type_not_uri",
+    "the problem type and each invalid-params type are phrases with spaces (e.g. \"params required error\"), "
+    "not URI references",
+    must_trip=set(),
+)
+PROBLEM_INSTANCE_NOT_URI = fault(
+    "address.problem_instance_not_uri",
+    "the problem instance is the request line (\"GET /path?query\"), not a URI reference",
+    must_trip=set(),
+)
+
 # --- HAL links ------------------------------------------------------------------------------
 SELF_LINK_MISSING = fault(
     "address.self_link_missing", "200 bodies have no top-level _links.self", must_trip=set()

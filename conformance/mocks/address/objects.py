@@ -147,6 +147,13 @@ def search(ctx: Context) -> HalResult:
             low, high = None, None
         if ctx.on(F.GEBRUIKSDOELEN_FILTER_IGNORED):
             doelen = None
+        # The collection's own time-travel faults; /{id} (get_one) is untouched by them.
+        if ctx.on(F.COLLECTION_IGNORES_GELDIG_OP):
+            geldig = None
+        if ctx.on(F.COLLECTION_IGNORES_BESCHIKBAAR_OP):
+            beschikbaar = None
+        if chosen != "nummeraanduidingIdentificatie" and ctx.on(F.COLLECTION_IGNORES_HUIDIG):
+            huidig = False
         query = ObjectQuery(
             nummeraanduiding_id=num_id if chosen == "nummeraanduidingIdentificatie" else None,
             bbox=box if chosen == "bbox" else None,

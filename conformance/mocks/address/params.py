@@ -100,7 +100,8 @@ class Query:
 
     Unknown parameters are ignored (bag-api.md 4.5). A known parameter without a value or
     sent twice is answered 400 paramsRequired (4.11); `expand=` is left to the expand rule.
-    Names in `first_wins` (a fault's doing) may be repeated: the first value counts.
+    Names in `first_wins` (a fault's doing) may be repeated: the first value counts; names
+    in `empty_allowed` (a fault's doing too) may be sent empty.
     """
 
     readings: Readings = Readings()
@@ -112,6 +113,7 @@ class Query:
         *,
         duplicate_codes: dict[str, str] | None = None,
         first_wins: frozenset[str] = frozenset(),
+        empty_allowed: frozenset[str] = frozenset(),
     ) -> None:
         self._params: dict[str, RawParam] = {}
         if not raw:
@@ -128,7 +130,8 @@ class Query:
                 raise problems.unsupported([name])
         if duplicated:
             raise ProblemError("paramsRequired", [InvalidParam.of(n, "schema", n) for n in duplicated])
-        empty = [p.name for p in self._params.values() if p.name != "expand" and not p.value]
+        empty = [p.name for p in self._params.values()
+                 if p.name != "expand" and p.name not in empty_allowed and not p.value]
         if empty:
             raise problems.required(empty)
 

@@ -8,6 +8,7 @@ literal Dutch texts of the public API (bag-api.md 5.2 and 5.4).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 from starlette.responses import Response
 
 from conformance.mocks.address import faults as F
+from conformance.mocks.address import faults_general as G
 from conformance.mocks.faults import FaultSet
 
 PROBLEM_JSON = "application/problem+json"
@@ -169,8 +171,14 @@ def render_problem(err: ProblemError, instance: str, faults: FaultSet) -> Respon
         "instance": instance,
         "code": code,
     }
+    type_not_uri = faults.on(G.PROBLEM_TYPE_NOT_URI.name)
+    if type_not_uri:  # a phrase where a URI reference is due
+        body["type"] = re.sub("([A-Z])", r" \1", err.code).lower() + " error"  # "params required error"
     if status == 400 and not faults.on(F.INVALID_PARAMS_MISSING.name):
         items = [p.as_dict() for p in err.invalid_params]
+        if type_not_uri:
+            for item in items:
+                item["type"] = f"{item['code']} {item['name']}"
         if faults.on(F.INVALID_PARAMS_WITHOUT_NAME.name):
             for item in items:
                 del item["name"]

@@ -87,10 +87,21 @@ def _json_object(segment: str) -> dict[str, Any]:
     return value
 
 
+# RSA algorithms other than RS256: verified only under auth.assertion_alg_any_rsa (the
+# verifier that takes any RSA algorithm the header names for the RS256 key).
+_RSA_ALGORITHMS = {
+    "RS256": (padding.PKCS1v15, hashes.SHA256), "RS384": (padding.PKCS1v15, hashes.SHA384),
+    "RS512": (padding.PKCS1v15, hashes.SHA512), "PS256": (None, hashes.SHA256),
+    "PS384": (None, hashes.SHA384), "PS512": (None, hashes.SHA512),
+}
+
+
 def signature_ok(alg: str, key: RSAPublicKey, jws: _Jws) -> bool:
-    if alg == "RS256":
+    if alg in _RSA_ALGORITHMS:
+        pad, digest = _RSA_ALGORITHMS[alg]
+        scheme = pad() if pad else padding.PSS(padding.MGF1(digest()), digest().digest_size)
         try:
-            key.verify(jws.signature, jws.signing_input, padding.PKCS1v15(), hashes.SHA256())
+            key.verify(jws.signature, jws.signing_input, scheme, digest())
             return True
         except (InvalidSignature, ValueError):
             return False
@@ -114,12 +125,13 @@ class AssertionValidator:
         if "crit" in jws.header:
             raise AssertionRefused("the assertion names critical header parameters")
         alg = self._algorithm(jws.header.get("alg"))
+        self._type(jws.header.get("typ"))
         client = self._client(jws.claims)
         if client_id is not None and client_id != client.client_id and \
                 not self.faults.on("auth.assertion_client_id_not_compared"):
             raise AssertionRefused("client_id names another client than the assertion")
         jwk, key = await self._key(client, jws, alg)
-        if alg == "RS256" and self.faults.on("auth.assertion_signature_not_verified"):
+        if alg in _RSA_ALGORITHMS and self.faults.on("auth.assertion_signature_not_verified"):
             pass  # the fault: whatever the signature, it is taken as good
         elif not signature_ok(alg, key, jws):
             raise AssertionRefused("the assertion's signature does not verify with the key of its kid")
@@ -142,10 +154,24 @@ class AssertionValidator:
             raise AssertionRefused("alg none is refused: RS256 only")
         if alg == "HS256" and self.faults.on("auth.assertion_hs256_public_key_accepted"):
             return alg
+        if alg in _RSA_ALGORITHMS and self.faults.on("auth.assertion_alg_any_rsa"):
+            return alg
         raise AssertionRefused("the assertion's alg is not RS256")
+
+    def _type(self, typ: Any) -> None:
+        """Seed part 2: typ JWT (media type names compare without case, RFC 7515 4.1.9).
+        An absent typ is taken: RFC 7519 makes it optional."""
+        if typ is None or self.faults.on("auth.assertion_typ_unchecked"):
+            return
+        if not isinstance(typ, str) or typ.upper() not in ("JWT", "APPLICATION/JWT"):
+            raise AssertionRefused("the assertion's typ is not JWT")
 
     def _client(self, claims: dict[str, Any]) -> ClientRegistration:
         iss, sub = claims.get("iss"), claims.get("sub")
+        if iss is None and self.faults.on("auth.assertion_iss_optional"):
+            iss = sub  # the fault: a missing iss is taken to be the sub
+        if sub is None and self.faults.on("auth.assertion_sub_optional"):
+            sub = iss  # the fault: a missing sub is taken to be the iss
         if not isinstance(iss, str) or not iss or not isinstance(sub, str) or not sub:
             raise AssertionRefused("the assertion needs the string claims iss and sub")
         if self.faults.on("auth.assertion_client_by_iss"):
@@ -185,6 +211,8 @@ class AssertionValidator:
     def _by_kid(self, keys: list[dict[str, Any]], kid: Any) -> dict[str, Any] | None:
         if self.faults.on("auth.assertion_first_key_only"):
             keys = keys[:1]
+        if kid is None and keys and self.faults.on("auth.assertion_kid_optional"):
+            return keys[0]  # the fault: no kid, so the first key of the JWKS
         if not isinstance(kid, str) or not kid:
             return None
         return next((k for k in keys if k.get("kid") == kid), None)
@@ -202,7 +230,7 @@ class AssertionValidator:
         if not chain or len(chain) > 10:
             raise AssertionRefused("the JWK's x5c chain is empty or too long")
         leaf = chain[0]
-        if not same_key(leaf, key):
+        if not same_key(leaf, key) and not self.faults.on("auth.assertion_x5c_key_not_compared"):
             raise AssertionRefused("the first x5c certificate does not certify the JWK's key")
         try:
             moment = datetime.fromtimestamp(now, UTC)
@@ -225,6 +253,8 @@ class AssertionValidator:
             return
         values = leaf.subject.get_attributes_for_oid(NameOID.SERIAL_NUMBER)
         oin = values[0].value if len(values) == 1 else None
+        if not values and self.faults.on("auth.assertion_oin_optional"):
+            return  # the fault: a certificate without serialNumber passes (an OIN present is still judged)
         if not isinstance(oin, str) or not _OIN.fullmatch(oin):
             raise AssertionRefused("the certificate subject has no OIN (serialNumber of 20 digits)")
         customers = self.config.customers.get(oin, ())
@@ -237,11 +267,15 @@ class AssertionValidator:
     def _claims(self, claims: dict[str, Any], now: float) -> None:
         aud = claims.get("aud")
         values = [aud] if isinstance(aud, str) else aud if isinstance(aud, list) else []
-        if not values or not all(isinstance(v, str) for v in values):
+        if aud is None and self.faults.on("auth.assertion_aud_optional"):
+            pass  # the fault: no aud at all passes (a wrong one is still refused)
+        elif not values or not all(isinstance(v, str) for v in values):
             raise AssertionRefused("the assertion needs an aud")
-        if not self.faults.on("auth.assertion_aud_not_checked") and not set(values) & self.audiences():
+        elif not self.faults.on("auth.assertion_aud_not_checked") and not set(values) & self.audiences():
             raise AssertionRefused("aud is not this token endpoint (the seed's form, exactly)")
         exp = claims.get("exp")
+        if exp is None and self.faults.on("auth.assertion_exp_optional"):
+            exp = now + 1  # the fault: no exp is taken as "valid now"
         if not finite_number(exp):
             raise AssertionRefused("the assertion needs a numeric exp")
         if exp <= now and not self.faults.on("auth.assertion_expired_accepted"):
@@ -271,12 +305,12 @@ class AssertionValidator:
         jti = claims.get("jti")
         if not isinstance(jti, str) or not jti or self.faults.on("auth.assertion_replay_accepted"):
             return
-        key = (str(claims["iss"]), jti)
+        key = (str(claims.get("iss", claims.get("sub"))), jti)
         with self._lock:
             self._seen = {k: until for k, until in self._seen.items() if until > now}
             if key in self._seen:
                 raise AssertionRefused("this jti was used before: an assertion is single use")
-            self._seen[key] = max(float(claims["exp"]), now) + REPLAY_MARGIN_S
+            self._seen[key] = self._forget_after(claims, now)
 
 
     async def _remember_late(self, claims: dict[str, Any], now: float) -> None:
@@ -285,13 +319,19 @@ class AssertionValidator:
         jti = claims.get("jti")
         if not isinstance(jti, str) or not jti:
             return
-        key = (str(claims["iss"]), jti)
+        key = (str(claims.get("iss", claims.get("sub"))), jti)
         with self._lock:
             if key in self._seen and self._seen[key] > now:
                 raise AssertionRefused("this jti was used before: an assertion is single use")
         await asyncio.sleep(REPLAY_STORE_LATENCY_S)  # the fault's round trip, not synchronisation
         with self._lock:
-            self._seen[key] = max(float(claims["exp"]), now) + REPLAY_MARGIN_S
+            self._seen[key] = self._forget_after(claims, now)
+
+    def _forget_after(self, claims: dict[str, Any], now: float) -> float:
+        """Until exp (or, without one under auth.assertion_exp_optional, the longest lifetime)."""
+        exp = claims.get("exp")
+        until = float(exp) if finite_number(exp) else now + self.config.assertion_max_lifetime_s
+        return max(until, now) + REPLAY_MARGIN_S
 
 
 def _rsa_key(jwk: dict[str, Any]) -> RSAPublicKey:

@@ -93,7 +93,7 @@ def _validate(mock: AuthMock, params: Params, allowed: tuple[str, ...]) -> tuple
     response_type = params.get("response_type")
     if response_type is None:
         raise AuthorizeError("invalid_request", "response_type is missing")
-    if response_type != "code":
+    if response_type != "code" and not mock.on("auth.response_type_not_checked"):
         raise AuthorizeError("unsupported_response_type", "only response_type=code is supported")
     challenge, method = params.get("code_challenge"), params.get("code_challenge_method") or "plain"
     if challenge is None:
@@ -147,7 +147,8 @@ def _after_login(mock: AuthMock, request: Request, pending: PendingRequest, user
         mock.drop_pending(pending)
         return _redirect(mock, pending.redirect_uri, pending.state, error="access_denied",
                          error_description="the user lacks the role this scope needs")
-    remembered = mock.consented(username, pending.client_id, pending.scope)
+    remembered = mock.consented(username, pending.client_id, pending.scope) or (
+        mock.on("auth.consent_per_client_only") and mock.consented(username, pending.client_id, None))
     if remembered and not mock.on("auth.consent_not_remembered"):
         return _issue_code(mock, pending, username)
     return _goto(request, CONSENT_PATH, pending)

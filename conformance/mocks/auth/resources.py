@@ -17,6 +17,7 @@ from conformance.mocks.auth.config import FILING_SCOPE, INQUIRY_SCOPE
 from conformance.mocks.auth.state import AuthMock
 
 REALM = 'Bearer realm="registry"'
+EARLY_ACCESS_DEATH_S = 1800  # under auth.access_token_dies_early: half the stated 3600 s
 _B64TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
 
 FILING_WSDL = b"""<?xml version="1.0" encoding="UTF-8"?>
@@ -94,6 +95,8 @@ def _protected(mock: AuthMock, request: Request, scope: str,
         return _error(mock, 401, 'error="invalid_token"')
     if claims["exp"] <= mock.now() and not mock.on("auth.resource_accepts_expired_token"):
         return _error(mock, 401, 'error="invalid_token"')
+    if mock.on("auth.access_token_dies_early") and claims["iat"] + EARLY_ACCESS_DEATH_S <= mock.now():
+        return _error(mock, 401, 'error="invalid_token"')
     if mock.tokens.access_revoked(claims):
         return _error(mock, 401, 'error="invalid_token"')
     if scope not in claims["scope"].split() and not mock.on("auth.resource_scope_not_checked"):
@@ -105,6 +108,8 @@ def _protected(mock: AuthMock, request: Request, scope: str,
 
 def _error(mock: AuthMock, status: int, params: str | None, headers: dict[str, str] | None = None) -> Response:
     headers = dict(headers or {})
+    if status == 401 and mock.on("auth.www_authenticate_no_error"):
+        params = None  # the fault: a bare challenge, whatever was wrong with the token
     if status != 405 and not (status == 401 and mock.on("auth.www_authenticate_missing")):
         headers["WWW-Authenticate"] = f"{REALM}, {params}" if params else REALM
     error = params.split('"')[1] if params else ("method_not_allowed" if status == 405 else "unauthorized")

@@ -95,8 +95,11 @@ class AuthMock:
             return self._pending.pop(pending.request_id, None) is not None
 
     # --- consent -------------------------------------------------------------------------------
-    def consented(self, user: str, client_id: str, scope: str) -> bool:
+    def consented(self, user: str, client_id: str, scope: str | None) -> bool:
+        """Whether the user consented to every scope of `scope` for the client (None: to any scope)."""
         with self._lock:
+            if scope is None:
+                return any(u == user and c == client_id for u, c, _ in self._consents)
             return all((user, client_id, s) in self._consents for s in scope.split())
 
     def remember_consent(self, user: str, client_id: str, scope: str) -> None:

@@ -25,6 +25,10 @@ from conformance.mocks.auth.state import AuthMock
 from conformance.mocks.auth.tokens import CodeGrant, Issued
 
 JSON_UTF8 = "application/json;charset=UTF-8"
+# Under the faults auth.code_dies_early and auth.refresh_dies_early: a life shorter than
+# both of the seed's code lifetimes, and a refresh token that dies after a day of its seven.
+EARLY_CODE_DEATH_S = 10
+EARLY_REFRESH_DEATH_S = 86400
 
 
 class TokenError(Exception):
@@ -115,7 +119,8 @@ def _authenticate(mock: AuthMock, request: Request, params: Params) -> ClientReg
         raise TokenError("invalid_client", "unknown client", 401, challenge)
     if client.kind == "confidential":
         right = (client.secret or "").encode()
-        if not mock.on("auth.client_secret_not_checked") and (
+        omitted_ok = secret is None and mock.on("auth.client_secret_optional")
+        if not mock.on("auth.client_secret_not_checked") and not omitted_ok and (
                 secret is None or not right or not hmac.compare_digest(secret.encode(), right)):
             raise TokenError("invalid_client", "client authentication failed", 401, challenge)
     elif client.kind == "public":
@@ -155,7 +160,8 @@ def _authorization_code(mock: AuthMock, request: Request, params: Params) -> Iss
         raise TokenError("invalid_grant", "unknown code, or a code of another client")
     if grant.used and not mock.on("auth.code_reusable"):
         _code_reused(mock, grant)
-    if store.code_expired(grant) and not mock.on("auth.code_never_expires"):
+    if (store.code_expired(grant) and not mock.on("auth.code_never_expires")) or _dies_early(
+            mock, "auth.code_dies_early", grant.issued_at, EARLY_CODE_DEATH_S):
         raise TokenError("invalid_grant", "the code has expired")
     if not mock.on("auth.redirect_uri_not_compared"):
         redirect_uri = params.get("redirect_uri")
@@ -168,6 +174,10 @@ def _authorization_code(mock: AuthMock, request: Request, params: Params) -> Iss
         _code_reused(mock, grant)  # another exchange of the same code won the race
     return store.issue(client_id=client.client_id, subject=grant.username, scope=grant.scope,
                        family=grant.family, refresh=True)
+
+
+def _dies_early(mock: AuthMock, fault: str, issued_at: float, seconds: int) -> bool:
+    return mock.on(fault) and mock.now() >= issued_at + seconds
 
 
 def _code_reused(mock: AuthMock, grant: CodeGrant) -> None:
@@ -202,7 +212,8 @@ def _refresh(mock: AuthMock, request: Request, params: Params) -> Issued:
     grant = store.refresh_grant(token)
     if grant is None or grant.client_id != client.client_id:
         raise TokenError("invalid_grant", "unknown refresh token, or one of another client")
-    if store.refresh_expired(grant) and not mock.on("auth.refresh_never_expires"):
+    if (store.refresh_expired(grant) and not mock.on("auth.refresh_never_expires")) or _dies_early(
+            mock, "auth.refresh_dies_early", grant.issued_at, EARLY_REFRESH_DEATH_S):
         raise TokenError("invalid_grant", "the refresh token has expired")
     scope = grant.scope
     requested = params.get("scope")
@@ -225,7 +236,7 @@ async def _client_credentials(mock: AuthMock, request: Request, params: Params) 
         raise TokenError("invalid_request", "client_assertion and client_assertion_type go together")
     if "client_secret" in params or request.headers.get("authorization"):
         raise TokenError("invalid_request", "more than one client authentication method")
-    if assertion_type != ASSERTION_TYPE:
+    if assertion_type != ASSERTION_TYPE and not mock.on("auth.assertion_type_unchecked"):
         raise TokenError("invalid_client", f"client_assertion_type must be {ASSERTION_TYPE}", 401)
     try:
         client = await mock.validator.validate(assertion, params.get("client_id"))

@@ -44,6 +44,11 @@ def problem_members(traffic, ctx):
     return each(answers(traffic, *ERRORS), on_exchange(problem.has_problem_members))
 
 
+@rule("address.errors.problem_uri_references", what="error answers")
+def problem_uri_references(traffic, ctx):
+    return each(answers(traffic, *ERRORS), on_exchange(problem.uri_references))
+
+
 @rule("address.errors.code_matches_status", what="401, 403, 404 or 406 answers")
 def code_matches_status(traffic, ctx):
     # 400's code depends on the condition (paramsRequired only without an identifying

@@ -13,7 +13,7 @@ from typing import Any
 from conformance.auth.rfc7523 import default_audience
 from conformance.checks.auth import checks as auth
 from conformance.checks.client import tokens as client
-from conformance.errors import NotApplicable
+from conformance.errors import NotJudged
 from conformance.findings import Finding, expect
 from conformance.passive.rules.registry import each, rule
 
@@ -42,8 +42,8 @@ def unmasked(items: list[Any], field: str) -> list[Any]:
     never "the traffic holds none" (README "Judging traffic": judge an unmasked capture)."""
     masked = [a for a in items if field in a.facts.get("masked", ())]
     if masked and len(masked) == len(items):
-        raise NotApplicable(f"{field} is masked in this capture ({len(masked)} token request(s)): judge an "
-                            "unmasked capture for this client check")
+        raise NotJudged(f"{field} masked in the capture",
+                        f"{len(masked)} token request(s) masked it: judge an unmasked capture for this client check")
     return [a for a in items if a not in masked]
 
 
@@ -148,6 +148,11 @@ def code_state_echoed(traffic, ctx):
 
 
 # --------------------------------------------------------------------------- the client's requests
+@rule("client.auth.authorization_request", what="authorization requests")
+def authorization_request(traffic, ctx):
+    return each(of(traffic, "authorize"), lambda a: client.authorization_request(a.facts))
+
+
 @rule("client.auth.pkce_s256", what="authorization requests")
 def pkce_s256(traffic, ctx):
     return each(of(traffic, "authorize"), lambda a: client.pkce_s256(a.facts))

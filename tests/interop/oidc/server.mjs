@@ -23,7 +23,8 @@
 // grants authorization_code, refresh_token and client_credentials, and these fixtures:
 //   clients  a confidential one (client_secret_post), a public one (none), the inquiry client
 //            (private_key_jwt, JWKS DIR/good.json), and one private_key_jwt client per bad JWKS
-//            document of the test PKI (DIR/<document>.json);
+//            document of the test PKI (DIR/<document>.json); the confidential client may also ask
+//            for a second filing scope (fixtures.json consent_scope);
 //   users    one with the role Aanbieder M2M, one without (ids and passwords: fixtures.json).
 // DIR holds the JWKS documents of `conformance pki init` (the test writes them).
 
@@ -51,9 +52,13 @@ const ROLE = 'Aanbieder M2M';
 // Clients, secret and users: tests/interop/oidc/fixtures.json (the test reads the same file).
 const FIXTURES = JSON.parse(fs.readFileSync(new URL('./fixtures.json', import.meta.url), 'utf8'));
 const USERS = FIXTURES.users;
-// Bad-material clients (fixtures.json `clients` role -> client id): each gets the test PKI's
-// JWKS document of the same name.
-const BAD_DOCUMENTS = ['no_x5c', 'untrusted', 'expired', 'unregistered_oin', 'twice_oin'];
+// Bad-material clients (fixtures.json `clients` role -> client id) -> the test PKI's JWKS
+// document each gets (conformance/auth/pki.py DOCUMENTS; the profile's client roles).
+const BAD_DOCUMENTS = { no_x5c: 'no_x5c', untrusted: 'untrusted', expired: 'expired',
+  unregistered_oin: 'unregistered_oin', twice_oin: 'twice_oin', x5c_mismatch: 'mismatch', no_oin: 'no_oin' };
+// A second scope of the confidential client, at the filing API: consent for it is asked anew
+// (the profile's services.auth.consent_scope).
+const CONSENT_SCOPE = FIXTURES.consent_scope;
 
 const { values: args } = parseArgs({
   options: {
@@ -86,7 +91,7 @@ function clients(redirectUri) {
       token_endpoint_auth_method: 'client_secret_post' },
     { ...codeClient, client_id: ids.public, token_endpoint_auth_method: 'none' },
     assertionClient(ids.client_credentials, readJwks('good')),
-    ...BAD_DOCUMENTS.map((name) => assertionClient(ids[name], readJwks(name))),
+    ...Object.entries(BAD_DOCUMENTS).map(([role, document]) => assertionClient(ids[role], readJwks(document))),
   ];
 }
 
@@ -121,7 +126,7 @@ function configuration(redirectUri) {
         useGrantedResource: async () => true,
         getResourceServerInfo: async (ctx, resource, client) => {
           const codeClient = client.grantTypeAllowed('authorization_code');
-          if (resource === FILING_RESOURCE && codeClient) return resourceServer(FILING_SCOPE, resource);
+          if (resource === FILING_RESOURCE && codeClient) return resourceServer(`${FILING_SCOPE} ${CONSENT_SCOPE}`, resource);
           if (resource === INQUIRY_RESOURCE && client.grantTypeAllowed('client_credentials')) {
             return resourceServer(INQUIRY_SCOPE, resource);
           }

@@ -1,0 +1,151 @@
+"""A credential the server refuses is a configuration error, said once (conformance/preflight.py).
+
+The local mocks run here and are described as a deployment (`mock = false`, as `conformance
+mock --deployment-profile` writes it), so a run treats them as any vendor's servers; a
+wrong value in a key's environment variable must stop the run with exit 2 before any check.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conformance.paths import CHECKOUT as REPO_ROOT
+
+CLI = [sys.executable, "-m", "conformance.cli"]
+WRONG = "wrong-credential-0123456789"
+
+
+@pytest.fixture(scope="module")
+def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, str]]]:
+    from conformance.mocks.deployment import deployment_profile
+    from conformance.mocks.launcher import MockCluster
+    from conformance.profiles import load_profile
+
+    profile = load_profile("local-mock")
+    path = tmp_path_factory.mktemp("deployment") / "deployment.toml"
+    with MockCluster(profile) as cluster:
+        path.write_text(deployment_profile(profile, cluster), encoding="utf-8")
+        yield path, dict(cluster.secrets)
+
+
+def run(profile: Path, secrets: dict[str, str], report_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CLI, "run", "--profile", str(profile), "-n", "0", "--no-html", "--report-dir",
+                           str(report_dir), *args], capture_output=True, text=True, timeout=300, cwd=REPO_ROOT,
+                          env={**os.environ, **secrets})
+
+
+def assert_config_error(result: subprocess.CompletedProcess[str], report_dir: Path, key: str, env_var: str) -> None:
+    out = result.stdout + result.stderr
+    assert result.returncode == 2, out
+    assert key in out and env_var in out and "refused" in out, out
+    assert WRONG not in out and "Traceback" not in out
+    assert "conformance verdict" not in out  # no check ran: no summary of failures
+    summary = report_dir / "summary.json"
+    assert not summary.is_file() or not json.loads(summary.read_text())["checks"]
+
+
+def test_a_wrong_api_key_is_exit_2_naming_the_key_and_its_variable(deployment, tmp_path: Path) -> None:
+    profile, secrets = deployment
+    result = run(profile, {**secrets, "CONFORMANCE_MOCK_API_KEY": WRONG}, tmp_path / "r", "--suite", "address",
+                 "--check", "address.auth.valid_key_served")
+    assert_config_error(result, tmp_path / "r", "services.address.secrets.api_key", "CONFORMANCE_MOCK_API_KEY")
+    assert "401 authentication" in result.stderr  # the server's answer, quoted
+
+
+def test_a_wrong_restricted_key_is_named_too(deployment, tmp_path: Path) -> None:
+    profile, secrets = deployment
+    result = run(profile, {**secrets, "CONFORMANCE_MOCK_RESTRICTED_API_KEY": WRONG}, tmp_path / "r",
+                 "--suite", "address", "--check", "address.auth.valid_key_served")
+    assert_config_error(result, tmp_path / "r", "services.address.secrets.restricted_api_key",
+                        "CONFORMANCE_MOCK_RESTRICTED_API_KEY")
+    assert "services.address.secrets.api_key " not in result.stderr  # the right key is not blamed
+
+
+def test_a_wrong_client_secret_is_exit_2_naming_the_key_and_its_variable(deployment, tmp_path: Path) -> None:
+    profile, secrets = deployment
+    result = run(profile, {**secrets, "CONFORMANCE_MOCK_CLIENT_SECRET": WRONG}, tmp_path / "r", "--suite", "auth",
+                 "--check", "auth.code.confidential_flow")
+    assert_config_error(result, tmp_path / "r", "services.auth.secrets.client_secret", "CONFORMANCE_MOCK_CLIENT_SECRET")
+    assert "invalid_client" in result.stderr
+
+
+def test_accepted_credentials_run_as_before(deployment, tmp_path: Path) -> None:
+    profile, secrets = deployment
+    result = run(profile, secrets, tmp_path / "r", "--suite", "address", "--suite", "auth",
+                 "--check", "address.auth.valid_key_served", "--check", "auth.code.confidential_flow")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    outcomes = {e["check"]: e["outcome"] for e in json.loads((tmp_path / "r" / "summary.json").read_text())["checks"]}
+    assert outcomes == {"address.auth.valid_key_served": "passed", "auth.code.confidential_flow": "passed"}
+
+
+def test_a_client_key_the_server_does_not_know_is_exit_2_naming_its_key(deployment, tmp_path: Path) -> None:
+    profile, secrets = deployment
+    other = tmp_path / "other-pki"
+    made = subprocess.run([*CLI, "pki", "init", "--out", str(other)], capture_output=True, text=True, timeout=120,
+                          cwd=REPO_ROOT)
+    assert made.returncode == 0, made.stderr
+    text = re.sub(r'pki_dir = ".*"', f'pki_dir = "{other}"', profile.read_text())
+    (tmp_path / "p.toml").write_text(text)
+    result = run(tmp_path / "p.toml", secrets, tmp_path / "r", "--suite", "auth", "--check", "auth.code.confidential_flow")
+    assert_config_error(result, tmp_path / "r", "services.auth.keys.pki_dir", "client-credentials key")
+    assert "invalid_client" in result.stderr
+
+
+# ---------------------------------------------------------------- the seed's aud refused, the key known
+class _Result:
+    def __init__(self, issued: bool) -> None:
+        self.issued = issued
+
+
+class _Flows:
+    """Issues a token only for an assertion whose aud is `accepted`; records the auds sent."""
+
+    def __init__(self, accepted: str) -> None:
+        self.accepted, self.sent = accepted, []
+
+    def assertion(self, *, audience: str) -> str:
+        return audience
+
+    def client_credentials(self, assertion: str) -> _Result:
+        self.sent.append(assertion)
+        return _Result(assertion == self.accepted)
+
+
+def _key_accepted_elsewhere(audience: str | None, flows: _Flows) -> tuple[bool, list[str]]:
+    from types import SimpleNamespace
+
+    from conformance.preflight import _key_accepted_elsewhere as probe
+
+    said: list[str] = []
+    service = SimpleNamespace(audience=audience)
+    targets = SimpleNamespace(auth_url="https://auth.example/", audience="auth.example:443/auth/oauth/v2/token")
+    return probe(service, targets, flows, said.append), said
+
+
+def test_a_server_refusing_only_the_seeds_aud_is_judged_by_the_checks_not_stopped() -> None:
+    """A server that takes the key with its token endpoint URL as aud but refuses the seed's form
+    fails auth.cc.valid_assertion_accepted (a MUST): a verdict on the server, so the run goes on
+    (the oidc-provider interop peer, tests/interop/expected/oidc-stock.toml, is such a server)."""
+    flows = _Flows(accepted="https://auth.example/auth/oauth/v2/token")
+    accepted, said = _key_accepted_elsewhere(None, flows)
+    assert accepted and flows.sent == ["https://auth.example/auth/oauth/v2/token"]
+    assert "auth.cc.valid_assertion_accepted" in said[0]
+
+
+def test_a_key_refused_with_either_aud_is_still_a_configuration_error() -> None:
+    flows = _Flows(accepted="nothing")
+    assert _key_accepted_elsewhere(None, flows) == (False, [])
+
+
+def test_an_audience_the_profile_names_is_not_second_guessed() -> None:
+    flows = _Flows(accepted="https://auth.example/auth/oauth/v2/token")
+    assert _key_accepted_elsewhere("https://auth.example/other", flows) == (False, [])
+    assert flows.sent == []  # no probe: the profile chose its aud, a refusal is its to fix
