@@ -113,19 +113,12 @@ def pytest_configure(config: pytest.Config) -> None:
         profile = load_profile(config.getoption("profile"))
         report_dir = Path(config.getoption("report_dir") or setup.default_report_dir(profile.name)).resolve()
         where = (profile.name, report_dir)
-        from conformance.reporting.waivers import run_waivers
-
-        waivers = run_waivers(profile.waivers, config.getoption("waivers"))  # a malformed file: exit 2, now
+        waivers = setup.read_waivers(config, profile)  # a malformed file: exit 2, now
         config.stash[_STARTED] = started = {}
         state = setup.prepare_run(config, profile, report_dir, started)
         run = _start_process(config, state, cluster=started.get("cluster"))
         setup.count_probes(profile, state, run)
-        if not state.traffic:  # a refused key or client secret: exit 2 naming it, once per run
-            from conformance.preflight import check_credentials
-
-            check_credentials(profile, state.urls, state.secrets,
-                              [name for name in profile.services if setup.runs_suite(config, name)],
-                              lambda name: (run.schedule(name), run.bounds(name)))
+        setup.check_credentials(config, profile, state, run)  # a refused key or secret: exit 2 naming it
         if setup.needs_sample_validation(config, profile, state):
             setup.validate_samples(profile, state, run)
     except HarnessError as exc:

@@ -366,3 +366,22 @@ def stop_gate(state: RunState) -> Any:
     gate = StopGate(run_stop(state.schedule_dir, state.deadline_at or None, state.deadline_s or None))
     gate.install_signals()
     return gate
+
+
+def read_waivers(config: pytest.Config, profile: Profile) -> Any:
+    """The run's accepted deviations (--waivers, else the profile's [run] waivers); a malformed
+    file is a configuration error naming it, before anything starts."""
+    from conformance.reporting.waivers import run_waivers
+
+    return run_waivers(profile.waivers, config.getoption("waivers"))
+
+
+def check_credentials(config: pytest.Config, profile: Profile, state: RunState, run: Any) -> None:
+    """Once per run, before the first check: a credential the server refuses is exit 2 naming
+    its profile key and variable (conformance/preflight.py). Not in a passive run."""
+    if state.traffic:
+        return
+    from conformance.preflight import check_credentials as ask
+
+    ask(profile, state.urls, state.secrets, [name for name in profile.services if runs_suite(config, name)],
+        lambda name: (run.schedule(name), run.bounds(name)))
