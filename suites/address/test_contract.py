@@ -178,22 +178,33 @@ for _operation_id, _template in ops.SEED_OPERATIONS.items():
 test_should_rules_other_operations = _should_rules_test(schema.exclude(func=ops.is_seed_operation), None)
 
 
-@pytest.mark.fuzz
-@pytest.mark.check("address.contract.public_behaviour")
-@schema.include(func=ops.is_seed_operation).parametrize()
-@FUZZ_SETTINGS
-def test_public_behaviour(case, address_api, fuzz_session, address_seed_schema) -> None:
+def _public_behaviour_test(operation_id: str, template: str):
     """The constraints the description marks public behaviour (x-conformance-source: public),
-    where the seed's hold: answers' shapes and the refusal of requests that break only them."""
-    if address_seed_schema is None:
-        raise NotApplicable("the description marks no constraint as public behaviour (x-conformance-source): "
-                            "all of it is the contract, judged by the address.contract.<operation> checks")
-    headers = address_api.auth_headers()
-    with direct_call(case.operation):
-        response = case.call(base_url=address_api.base_url, headers=headers, session=fuzz_session)
-    checks = [split.public_response_schema(address_seed_schema),
-              split.public_negative_rejection(address_seed_schema, negative_data_rejection_as_the_seed_allows)]
-    case.validate_response(response, checks=checks, headers=headers, transport_kwargs=_transport(address_api))
+    where the seed's hold: answers' shapes and the refusal of requests that break only them.
+    One test per seed operation, fuzzed side by side in the xdist workers as the SHOULD rules are."""
+    @pytest.mark.fuzz
+    @pytest.mark.check("address.contract.public_behaviour")
+    @pytest.mark.seed_operation(operation_id)
+    @pytest.mark.usefixtures("described_operation")
+    @schema.include(method="GET", path_regex=ops.path_regex(template)).parametrize()
+    @FUZZ_SETTINGS
+    def test(case, address_api, fuzz_session, address_seed_schema) -> None:
+        if address_seed_schema is None:
+            raise NotApplicable("the description marks no constraint as public behaviour (x-conformance-source): "
+                                "all of it is the contract, judged by the address.contract.<operation> checks")
+        headers = address_api.auth_headers()
+        with direct_call(case.operation):
+            response = case.call(base_url=address_api.base_url, headers=headers, session=fuzz_session)
+        checks = [split.public_response_schema(address_seed_schema),
+                  split.public_negative_rejection(address_seed_schema, negative_data_rejection_as_the_seed_allows)]
+        case.validate_response(response, checks=checks, headers=headers, transport_kwargs=_transport(address_api))
+
+    test.__name__ = test.__qualname__ = f"test_public_behaviour_{operation_id}"
+    return test
+
+
+for _operation_id, _template in ops.SEED_OPERATIONS.items():
+    globals()[f"test_public_behaviour_{_operation_id}"] = _public_behaviour_test(_operation_id, _template)
 
 
 # Stateful: schemathesis chains operations through the description's OpenAPI links
