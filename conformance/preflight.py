@@ -63,23 +63,26 @@ class Refusal:
 
 
 def check_credentials(profile: Profile, urls: dict[str, str], secret_values: dict[str, str],
-                      services: Iterable[str], run: Run, *, log: Callable[[str], None] | None = None) -> None:
-    """ConfigError naming every refused credential; nothing when all were accepted (or
-    could not be shown). `secret_values`: env var -> value; `services`: those the run uses."""
+                      services: Iterable[str], run: Run, *, log: Callable[[str], None] | None = None) -> set[str]:
+    """ConfigError naming every refused credential; else the services that gave no answer in
+    time (the run need not ask them again before its checks). `secret_values`: env var ->
+    value; `services`: those the run uses."""
     say = log or (lambda line: print(f"conformance: {line}", file=sys.stderr))
     refused: list[Refusal] = []
+    silent: set[str] = set()
     wanted = set(services)
     if profile.address is not None and not profile.address.mock and "address" in wanted and "address" in urls:
-        refused += _address(profile, profile.address, urls["address"], secret_values, run, say)
+        refused += _address(profile, profile.address, urls["address"], secret_values, run, say, silent)
     if profile.auth is not None and not profile.auth.mock and "auth" in wanted:
         refused += _auth(profile, profile.auth, secret_values, run, say)
     if refused:
         raise ConfigError("credentials refused before the first check (a configuration error, not a verdict "
                           "on the server):\n  " + "\n  ".join(str(r) for r in refused))
+    return silent
 
 
 def _address(profile: Profile, service: AddressService, base_url: str, secret_values: dict[str, str], run: Run,
-             say: Callable[[str], None]) -> list[Refusal]:
+             say: Callable[[str], None], silent: set[str] | None = None) -> list[Refusal]:
     from conformance.samples.session import address_api
 
     schedule, bounds = run("address")
@@ -93,7 +96,11 @@ def _address(profile: Profile, service: AddressService, base_url: str, secret_va
             if kind is None or not api.has_key(kind):
                 continue
             ex = _shown(lambda kind=kind: api.get(path, key=kind), f"address API {name}", say)
-            if ex is not None and ex.status == 401:
+            if ex is None:  # no answer in time: the next key would wait as long; the checks say why
+                if silent is not None:
+                    silent.add("address")
+                break
+            if ex.status == 401:
                 refused.append(Refusal("address API", _named(f"the {name.replace('_', ' ').replace('api key', 'API key')}",
                                                              f"services.address.secrets.{name}", env_var),
                                        _address_answer(ex)))
@@ -123,7 +130,9 @@ def _auth(profile: Profile, service: AuthService, secret_values: dict[str, str],
                 code="preflight-" + secrets.token_urlsafe(16), client_id=client_id, client_secret=secret,
                 redirect_uri=targets.redirect_uri, code_verifier=rfc7636.generate_verifier()),
                 "the confidential client's secret", say)
-            if result is not None and result.error == "invalid_client":
+            if result is None:  # no answer in time: asking again would wait as long; the checks say why
+                return refused
+            if result.error == "invalid_client":
                 what = _named("the confidential client's secret", "services.auth.secrets.client_secret",
                               service.secret_env["client_secret"],
                               f"client {client_id}, services.auth.clients.confidential")

@@ -376,12 +376,13 @@ def read_waivers(config: pytest.Config, profile: Profile) -> Any:
     return run_waivers(profile.waivers, config.getoption("waivers"))
 
 
-def check_credentials(config: pytest.Config, profile: Profile, state: RunState, run: Any) -> None:
+def check_credentials(config: pytest.Config, profile: Profile, state: RunState, run: Any) -> set[str]:
     """Once per run, before the first check: a credential the server refuses is exit 2 naming
-    its profile key and variable (conformance/preflight.py). Not in a passive run."""
+    its profile key and variable (conformance/preflight.py). Not in a passive run. Returns
+    the services that gave no answer in time."""
     if state.traffic:
-        return
+        return set()
     from conformance.preflight import check_credentials as ask
 
-    ask(profile, state.urls, state.secrets, [name for name in profile.services if runs_suite(config, name)],
-        lambda name: (run.schedule(name), run.bounds(name)))
+    return ask(profile, state.urls, state.secrets, [name for name in profile.services if runs_suite(config, name)],
+               lambda name: (run.schedule(name), run.bounds(name)))

@@ -58,13 +58,15 @@ def test_concurrent_and_serial_runs_agree(tmp_path: Path, fault: str | None) -> 
 # negative check's (a bound not enforced), the response schema's and the contract
 # fuzzing's (a number served as a string), a header every answer should carry. The mock
 # serves them together in one run (a full address run is the expensive part: two runs per
-# case, serial and in four workers).
+# case, serial and in four workers); the checks the faults leave alone pass in both runs, so
+# the run also compares the faithful verdicts (tests/test_parallel_verdicts.py compares a
+# faithful scenario selection, tests/test_fault_catalogue.py the faithful mock serially).
 ADDRESS_FAULTS = ("address.paging_links_missing", "address.page_size_maximum_not_enforced",
                   "address.huisnummer_as_string", "address.api_version_missing")
 
 
-@pytest.mark.parametrize("faults", [(), ADDRESS_FAULTS], ids=["faithful", "four-faults"])
-def test_address_suite_in_one_process_and_in_several_agrees(tmp_path: Path, faults: tuple[str, ...]) -> None:
+def test_address_suite_in_one_process_and_in_several_agrees(tmp_path: Path) -> None:
+    faults = ADDRESS_FAULTS
     selection = ("--suite", "address", *(arg for fault in faults for arg in ("--mock-fault", fault)))
     serial_code, serial = run(tmp_path, None, *selection, workers="0")
     parallel_code, parallel = run(tmp_path, None, *selection, workers="4")
@@ -72,7 +74,8 @@ def test_address_suite_in_one_process_and_in_several_agrees(tmp_path: Path, faul
     assert verdicts(serial) == verdicts(parallel)
     assert serial_code == parallel_code
     failed = {e["check"] for e in parallel["checks"] if e["outcome"] == "failed"}
-    assert bool(failed) == bool(faults), failed
+    passed = {e["check"] for e in parallel["checks"] if e["outcome"] == "passed"}
+    assert failed and len(passed) > 100, (failed, len(passed))
     for name in faults:  # each fault is found by the checks it exists to trip
         must, _ = expected_failures(next(f for f in catalogue("address") if f.name == name))
         assert must & failed, (name, sorted(must))

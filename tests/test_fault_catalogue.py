@@ -129,7 +129,7 @@ def fuzzes_under(fault: Fault, must: set[str]) -> bool:
 
 # Faults per shared run: more saves start-ups (about 2 s each), fewer keeps a batch's run
 # short when one of its faults makes it run alone after all.
-BATCH_SIZE = 5
+BATCH_SIZE = 8
 
 
 @dataclass(frozen=True)

@@ -149,3 +149,33 @@ def test_an_audience_the_profile_names_is_not_second_guessed() -> None:
     flows = _Flows(accepted="https://auth.example/auth/oauth/v2/token")
     assert _key_accepted_elsewhere("https://auth.example/other", flows) == (False, [])
     assert flows.sent == []  # no probe: the profile chose its aud, a refusal is its to fix
+
+
+def test_a_service_that_does_not_answer_is_asked_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deployment that holds its answers past the deadline: the credential check asks one
+    key and leaves the rest to the checks (and the service's breaker), instead of waiting a
+    deadline per key before the first check."""
+    from conformance import preflight
+    from conformance.http.limits import HttpViolation
+    from conformance.profiles import load_profile
+    from conformance.samples import session
+
+    asked: list[str] = []
+
+    class Silent:
+        def has_key(self, kind: str) -> bool:
+            return True
+
+        def get(self, path: str, *, key: str) -> None:
+            asked.append(key)
+            raise HttpViolation("no_answer", "no answer within the deadline")
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(session, "address_api", lambda *a, **kw: Silent())
+    profile = load_profile("external-test")  # an API key and a restricted key
+    assert len(profile.address.secret_env) >= 2
+    refused = preflight._address(profile, profile.address, "https://slow.example/v2", {}, lambda name: (None, None),
+                                 lambda line: None)
+    assert refused == [] and asked == ["valid"]
