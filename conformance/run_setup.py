@@ -92,6 +92,11 @@ def prepare_run(config: pytest.Config, profile: Profile, report_dir: Path, start
     if getattr(config.option, "allure_report_dir", None) is None:
         config.option.allure_report_dir = str(report_dir / "allure-results")
         config.option.clean_alluredir = True
+    if getattr(config.option, "tbstyle", "auto") == "auto":
+        # A finding is reported by its reason, never its traceback (run_outcomes.decide), yet pytest
+        # builds its long form first, parsing the source of every frame: a fifth of a run whose
+        # contract fuzzing fails. A check that breaks shows Python's own traceback.
+        config.option.tbstyle = "native"
     if config.getoption("traffic"):
         return prepare_passive(config, profile, report_dir)
     comparing = bool(config.getoption("reference"))
