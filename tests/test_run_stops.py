@@ -206,6 +206,32 @@ def test_a_stop_asked_in_one_process_reaches_the_others_and_the_first_reason_sta
         there.check()
 
 
+
+def test_a_stop_is_never_read_without_its_reason(tmp_path: Path) -> None:
+    """The stop file appears with its reason in it: a process reading it while another asks
+    never takes it for a stop without one (seen under load: one check blocked by "run
+    stopped" in a run interrupted by SIGTERM). The reader polls while the asks race."""
+    seen: set[str] = set()
+    for attempt in range(200):
+        stop_file = tmp_path / f"stop-{attempt}"
+        reader, asker = RunStop(stop_file=stop_file), RunStop(stop_file=stop_file)
+        done = threading.Event()
+
+        def read(reader: RunStop = reader, done: threading.Event = done) -> None:
+            while not done.is_set():
+                if (reason := reader.reason()) is not None:
+                    seen.add(reason)
+                    return
+
+        thread = threading.Thread(target=read)
+        thread.start()
+        asker.ask("run interrupted by SIGTERM")
+        done.set()
+        thread.join()
+    assert seen <= {"run interrupted by SIGTERM"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"stop-{i}" for i in range(200))  # no draft left
+
+
 # --------------------------------------------------------------------------- verdict
 def _entry(check: str, outcome: str, *, stop: str | None = None, unreachable: bool = False) -> Entry:
     return Entry(check=check, requirements=["R"], severity="MUST", suite="address", title=check, test=check,

@@ -81,10 +81,16 @@ class RunStop:
         if self.stop_file is None:
             self._asked = reason
             return
-        with contextlib.suppress(FileExistsError):
-            fd = os.open(self.stop_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write(reason)
+        # Written whole, then linked into place: another process reading between the file's
+        # creation and its write would take an empty file for a stop without a reason. The
+        # link fails when a stop is there already: the first reason stays.
+        draft = self.stop_file.with_name(f"{self.stop_file.name}.{os.getpid()}.draft")
+        draft.write_text(reason, encoding="utf-8")
+        try:
+            with contextlib.suppress(FileExistsError):
+                os.link(draft, self.stop_file)
+        finally:
+            draft.unlink(missing_ok=True)
 
     def left_s(self) -> float | None:
         """Seconds until the run deadline (None: no deadline)."""
