@@ -110,6 +110,32 @@ def test_workers_share_one_budget_and_one_hold(tmp_path) -> None:
     assert other.reserve(0.0, 0, paced=False) < time.time() + 1  # but not a flood
 
 
+def test_a_client_says_before_a_test_starts_that_it_would_send_nothing(tmp_path) -> None:
+    """`refusing` raises what the next request would: a fuzzing test whose every example is a
+    request is not judged before it starts, under the reason its first request would give."""
+    from conformance.http.client import BudgetExhausted
+    from conformance.http.schedule import SharedSchedule
+    from conformance.http.stops import RunStop, Stopped
+
+    pacer = Pacer(0, 2, schedule=SharedSchedule(tmp_path / "address"))
+    pacer.refusing()
+    pacer.acquire()
+    pacer.refusing()  # one request left: nothing raised, nothing reserved
+    pacer.acquire()
+    with pytest.raises(BudgetExhausted) as before:
+        pacer.refusing()
+    with pytest.raises(BudgetExhausted) as sending:
+        pacer.acquire()
+    assert str(before.value) == str(sending.value)
+    assert "request budget of 2 used up" in str(before.value)
+    stop = RunStop(stop_file=tmp_path / "stop")
+    stop.ask("run interrupted by SIGTERM")
+    from conformance.http.client import ServiceBounds
+
+    with pytest.raises(Stopped, match="SIGTERM"):
+        Pacer(0, 0, bounds=ServiceBounds(stop=stop)).refusing()
+
+
 def test_a_rate_shared_by_workers_is_the_profiles_rate(tmp_path) -> None:
     from conformance.http.schedule import SharedSchedule
 

@@ -129,12 +129,19 @@ class Pacer:
         if failed and violation is not None and failures >= self._breaker.limit:
             self._breaker.trip(violation.kind, violation.message, answered)
 
-    def acquire(self) -> None:
+    def refusing(self) -> None:
+        """What `acquire` would raise before reserving a request, raised now: the run's stop,
+        a tripped breaker, a spent quota reserve or request budget."""
         self.stop.check()
         if self._breaker is not None:
             self._breaker.check()
         if self.quota_stop:
             raise BudgetExhausted(self.quota_stop)
+        if self._budget and self._schedule.sent() >= self._budget:
+            raise BudgetExhausted(f"request budget of {self._budget} used up")  # as Schedule.reserve words it
+
+    def acquire(self) -> None:
+        self.refusing()
         try:
             start = self._schedule.reserve(self._interval, self._budget, paced=self._adaptive)
         except BudgetSpent as spent:
@@ -262,6 +269,11 @@ class ApiClient:
     def concurrency(self) -> int:
         """How many of this service's requests may be in flight at once (limits.concurrency)."""
         return self._pacer.concurrency
+
+    def refusing(self) -> None:
+        """Raise what this client's next request would raise before it is sent: `Stopped` (the
+        run's stop, the service's breaker) or `BudgetExhausted`; nothing when it may send."""
+        self._pacer.refusing()
 
     def url_for(self, path: str) -> str:
         if path.startswith(("http://", "https://")):

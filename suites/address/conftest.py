@@ -60,6 +60,15 @@ def fuzz_session(address_api):
 
 
 @pytest.fixture
+def fuzz_can_send(address_api) -> None:
+    """Every example a fuzzing test generates is a request: when the client would send none
+    (the run's request budget spent, the run stopped, the address API's breaker tripped),
+    the test is not judged or blocked before it starts, as its first request would have
+    made it, instead of hypothesis generating and shrinking examples that cannot be sent."""
+    address_api.client.refusing()
+
+
+@pytest.fixture
 def described_operation(request, address_schema) -> None:
     """The operation (marker `seed_operation`), or the operations outside the seed, that a
     contract test fuzzes must be in the description: otherwise it does not apply."""

@@ -117,7 +117,7 @@ def _operation_test(operation_id: str, template: str):
     @pytest.mark.fuzz
     @pytest.mark.check(f"address.contract.{operation_id}")
     @pytest.mark.seed_operation(operation_id)
-    @pytest.mark.usefixtures("described_operation")
+    @pytest.mark.usefixtures("described_operation", "fuzz_can_send")
     @schema.include(method="GET", path_regex=ops.path_regex(template)).parametrize()
     @FUZZ_SETTINGS
     def test(case, address_api, fuzz_session, auth_enforced_operations, address_seed_schema) -> None:
@@ -138,7 +138,7 @@ for _operation_id, _template in ops.SEED_OPERATIONS.items():
 
 @pytest.mark.fuzz
 @pytest.mark.check("address.contract.other_operations")
-@pytest.mark.usefixtures("described_operation")
+@pytest.mark.usefixtures("described_operation", "fuzz_can_send")
 @schema.exclude(func=ops.is_seed_operation).parametrize()
 @FUZZ_SETTINGS
 def test_other_operations(case, address_api, fuzz_session, observe, auth_enforced_operations) -> None:
@@ -156,7 +156,7 @@ def _should_rules_test(operations, operation_id: str | None):
     test they were one chain of requests: against a service answering in 200 ms, 300 s)."""
     @pytest.mark.fuzz
     @pytest.mark.check("address.contract.should_rules")
-    @pytest.mark.usefixtures("described_operation")
+    @pytest.mark.usefixtures("described_operation", "fuzz_can_send")
     @operations.parametrize()
     @FUZZ_SETTINGS
     def test(case, address_api, fuzz_session) -> None:
@@ -185,7 +185,7 @@ def _public_behaviour_test(operation_id: str, template: str):
     @pytest.mark.fuzz
     @pytest.mark.check("address.contract.public_behaviour")
     @pytest.mark.seed_operation(operation_id)
-    @pytest.mark.usefixtures("described_operation")
+    @pytest.mark.usefixtures("described_operation", "fuzz_can_send")
     @schema.include(method="GET", path_regex=ops.path_regex(template)).parametrize()
     @FUZZ_SETTINGS
     def test(case, address_api, fuzz_session, address_seed_schema) -> None:
@@ -227,7 +227,7 @@ def _stateful_checks(seed_schema) -> list:
 
 @pytest.mark.fuzz
 @pytest.mark.check("address.contract.stateful_links")
-@pytest.mark.usefixtures("described_links")
+@pytest.mark.usefixtures("described_links", "fuzz_can_send")
 def test_stateful_links(address_schema, address_api, fuzz_session, profile, fuzz_max_examples,
                         address_seed_schema) -> None:
     headers = address_api.auth_headers()
