@@ -320,6 +320,41 @@ def test_a_shared_run_proves_only_the_faults_it_shows() -> None:
     assert wide[RUN] and unrelated in wide[RUN][0]
 
 
+@pytest.mark.parametrize("spoils", ["preconditions", "the whole run"])
+def test_prove_passes_a_fault_only_on_a_run_that_shows_it(spoils: str, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """prove, its runs stubbed: a partner that takes the others' preconditions (or breaks the
+    shared run as a whole) costs more runs, never a fault's proof; a fault no run shows is
+    named, by its own run."""
+    faults = next(b for b in BATCHES if len(b.faults) >= 4).faults[:4]
+    spoiler, partner, broken = faults[0], faults[1], faults[3]
+    runs: list[tuple[str, ...]] = []
+
+    def run(fs: tuple[Fault, ...], *_: Any) -> tuple[int, dict[str, Any], None]:
+        runs.append(tuple(f.name for f in fs))
+        return 0, {}, None
+
+    def judge(fs: tuple[Fault, ...], *_: Any) -> dict[str, list[str]]:
+        problems: dict[str, list[str]] = {RUN: [], **{f.name: [] for f in fs}}
+        if spoils == "the whole run" and spoiler in fs and partner in fs:
+            problems[RUN].append("an unrelated check failed")
+        for f in fs:
+            if f is broken:
+                problems[f.name].append(f"{f.name} was not caught")
+            elif spoils == "preconditions" and spoiler in fs and f is not spoiler:
+                problems[f.name].append(f"{f.name}: none of its checks ran")
+        return problems
+
+    monkeypatch.setitem(globals(), "run_and_judge", run)
+    monkeypatch.setitem(globals(), "judge_run", judge)
+    assert prove(faults, tmp_path) == [f"{broken.name} was not caught"]
+    assert runs[-1] == (broken.name,)  # named by its own run
+    for fault in set(faults) - {broken}:  # each proven by a run that held it and nothing spoiled
+        assert any(fault.name in names and not (
+            spoils == "preconditions" and spoiler.name in names and fault is not spoiler) and not (
+            spoils == "the whole run" and {spoiler.name, partner.name} <= set(names)) for names in runs), fault.name
+
+
 def test_every_check_is_proven_by_a_fault() -> None:
     known = {f.name for f in catalogue()}
     proven = set().union(*(expected_failures(f)[0] for f in catalogue()))

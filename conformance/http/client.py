@@ -138,7 +138,7 @@ class Pacer:
         if self.quota_stop:
             raise BudgetExhausted(self.quota_stop)
         if self._budget and self._schedule.sent() >= self._budget:
-            raise BudgetExhausted(f"request budget of {self._budget} used up")  # as Schedule.reserve words it
+            raise BudgetExhausted(str(BudgetSpent.of(self._budget)))
 
     def acquire(self) -> None:
         self.refusing()

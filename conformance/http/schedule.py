@@ -32,6 +32,10 @@ from pathlib import Path
 class BudgetSpent(Exception):
     """The run's request budget is used up."""
 
+    @classmethod
+    def of(cls, budget: int) -> BudgetSpent:
+        return cls(f"request budget of {budget} used up")
+
 
 @dataclass
 class _State:
@@ -62,7 +66,7 @@ class Schedule:
         count against the budget but neither wait nor take a place in the schedule."""
         with self._locked() as state:
             if budget and state.sent >= budget:
-                raise BudgetSpent(f"request budget of {budget} used up")
+                raise BudgetSpent.of(budget)
             state.sent += 1
             now = time.time()
             if not paced:
