@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 
-@pytest.hookimpl(tryfirst=True)
+@pytest.hookimpl(tryfirst=True, optionalhook=True)  # unknown without xdist (-p no:xdist)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     if config.getvalue("dist") != "load":
         return None

@@ -47,9 +47,9 @@ def test_each_operation_is_probed_for_ignored_auth_once_per_run(tmp_path: Path) 
     for path, counts in served.items():
         answered = sum(n for s, n in counts.items() if 200 <= s < 300)
         # one probe without a key and one with a wrong key, plus the few generated requests
-        # that leave the key out themselves (negative mode; the same example may come from the
-        # operation's test, the public-behaviour test and the SHOULD test: up to three times);
-        # each 2xx answer used to cost two more
+        # that leave the key out themselves (negative mode; the public-behaviour and SHOULD
+        # tests judge the operation test's answers, but fuzz on their own after a finding: the
+        # same example up to three times); each 2xx answer used to cost two more
         assert counts[401] <= 6 < 2 * answered, (path, counts)
 
 

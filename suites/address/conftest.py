@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from conformance.checks.address import fixtures, paging
+from conformance.checks.address import contract_pass, fixtures, paging
 from conformance.checks.address import general as g
 from conformance.errors import NotApplicable
 from conformance.http.fuzz_transport import BoundedForwarder, BoundedSession
@@ -66,6 +66,60 @@ def fuzz_can_send(address_api) -> None:
     the test is not judged or blocked before it starts, as its first request would have
     made it, instead of hypothesis generating and shrinking examples that cannot be sent."""
     address_api.client.refusing()
+
+
+@pytest.fixture(scope="session")
+def contract_ledger(conformance_state) -> contract_pass.Ledger:
+    """The run's record of the groups judged clean on a contract pass (contract_pass.py)."""
+    return contract_pass.Ledger(conformance_state.schedule_dir or None)
+
+
+_PASS_BROKEN = pytest.StashKey[bool]()
+_JUDGED_ON = pytest.StashKey[str]()
+
+
+@pytest.fixture
+def contract_pass_of(request, contract_ledger):
+    """The contract test's pass, judged by the other groups its run selected (`groups`: check
+    id -> checks); noted clean in the ledger at the end of a test nothing was raised in."""
+    operation_id = request.node.get_closest_marker("seed_operation").args[0]
+    selected = {mark.args[0] for item in request.session.items for mark in item.iter_markers("check")}
+    made: list[contract_pass.ContractPass] = []
+
+    def start(groups: dict[str, list]) -> contract_pass.ContractPass:
+        made.append(contract_pass.ContractPass(operation_id, {k: v for k, v in groups.items() if k in selected}))
+        return made[0]
+
+    with contract_ledger.running(operation_id):
+        yield start
+        if made and not request.node.stash.get(_PASS_BROKEN, False):
+            contract_ledger.note_clean(operation_id, made[0].clean_groups())
+
+
+@pytest.fixture
+def judged_on_contract_pass(request, contract_ledger) -> None:
+    """A group's test of an operation passes on the contract test's pass when the ledger has
+    it clean (contract_pass.py); else its test fuzzes on its own."""
+    check_id = request.node.get_closest_marker("check").args[0]
+    operation_id = request.node.get_closest_marker("seed_operation").args[0]
+    if contract_ledger.judged_clean(operation_id, check_id):
+        request.node.stash[_JUDGED_ON] = f"address.contract.{operation_id}"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Anything raised in a contract test or one of its subtests (schemathesis reports one
+    per operation through this hook) breaks its pass: no group is noted clean on it."""
+    report = yield
+    if call.when == "call" and (call.excinfo is not None or report.failed):
+        item.stash[_PASS_BROKEN] = True
+    return report
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem) -> bool | None:
+    """A group's test judged on the contract pass does not fuzz again."""
+    return True if _JUDGED_ON in pyfuncitem.stash else None
 
 
 @pytest.fixture

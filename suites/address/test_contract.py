@@ -30,6 +30,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from conformance.checks.address import contract_pass
 from conformance.checks.address import contract_split as split
 from conformance.checks.address.st_checks import MUST_CHECKS, SHOULD_CHECKS
 from conformance.errors import NotApplicable
@@ -113,6 +114,20 @@ def _transport(address_api) -> dict:
 FUZZ_SETTINGS = settings(deadline=None, suppress_health_check=list(HealthCheck))
 
 
+def _public_checks(seed_schema) -> list:
+    return [split.public_response_schema(seed_schema),
+            split.public_negative_rejection(seed_schema, negative_data_rejection_as_the_seed_allows)]
+
+
+def _other_groups(seed_schema) -> dict[str, list]:
+    """The groups that fuzz a seed operation beside its contract, by check id: they judge
+    the contract test's answers too (conformance/checks/address/contract_pass.py)."""
+    groups = {contract_pass.SHOULD_RULES: list(SHOULD_CHECKS)}
+    if seed_schema is not None:
+        groups[contract_pass.PUBLIC_BEHAVIOUR] = _public_checks(seed_schema)
+    return groups
+
+
 def _operation_test(operation_id: str, template: str):
     @pytest.mark.fuzz
     @pytest.mark.check(f"address.contract.{operation_id}")
@@ -120,13 +135,17 @@ def _operation_test(operation_id: str, template: str):
     @pytest.mark.usefixtures("described_operation", "fuzz_can_send")
     @schema.include(method="GET", path_regex=ops.path_regex(template)).parametrize()
     @FUZZ_SETTINGS
-    def test(case, address_api, fuzz_session, auth_enforced_operations, address_seed_schema) -> None:
+    def test(case, address_api, fuzz_session, auth_enforced_operations, address_seed_schema,
+             contract_pass_of) -> None:
         headers = address_api.auth_headers()
         with direct_call(case.operation):
             response = case.call(base_url=address_api.base_url, headers=headers, session=fuzz_session)
         checks = [*_seed_checks(address_seed_schema), _ignored_auth(auth_enforced_operations), *MUST_CHECKS]
         case.validate_response(response, checks=checks, headers=headers,
                                transport_kwargs=_transport(address_api))
+        # The same answer, judged by the groups that fuzz this operation too (contract_pass.py).
+        contract_pass_of(_other_groups(address_seed_schema)).judge(
+            case, response, headers=headers, transport_kwargs=_transport(address_api))
 
     test.__name__ = test.__qualname__ = f"test_{operation_id}"
     return test
@@ -166,8 +185,8 @@ def _should_rules_test(operations, operation_id: str | None):
         case.validate_response(response, checks=list(SHOULD_CHECKS), headers=headers,
                                transport_kwargs=_transport(address_api))
 
-    if operation_id is not None:
-        test = pytest.mark.seed_operation(operation_id)(test)
+    if operation_id is not None:  # judged on the operation's contract pass when it was clean
+        test = pytest.mark.usefixtures("judged_on_contract_pass")(pytest.mark.seed_operation(operation_id)(test))
     test.__name__ = test.__qualname__ = f"test_should_rules_{operation_id or 'other_operations'}"
     return test
 
@@ -185,7 +204,7 @@ def _public_behaviour_test(operation_id: str, template: str):
     @pytest.mark.fuzz
     @pytest.mark.check("address.contract.public_behaviour")
     @pytest.mark.seed_operation(operation_id)
-    @pytest.mark.usefixtures("described_operation", "fuzz_can_send")
+    @pytest.mark.usefixtures("described_operation", "fuzz_can_send", "judged_on_contract_pass")
     @schema.include(method="GET", path_regex=ops.path_regex(template)).parametrize()
     @FUZZ_SETTINGS
     def test(case, address_api, fuzz_session, address_seed_schema) -> None:
@@ -195,9 +214,8 @@ def _public_behaviour_test(operation_id: str, template: str):
         headers = address_api.auth_headers()
         with direct_call(case.operation):
             response = case.call(base_url=address_api.base_url, headers=headers, session=fuzz_session)
-        checks = [split.public_response_schema(address_seed_schema),
-                  split.public_negative_rejection(address_seed_schema, negative_data_rejection_as_the_seed_allows)]
-        case.validate_response(response, checks=checks, headers=headers, transport_kwargs=_transport(address_api))
+        case.validate_response(response, checks=_public_checks(address_seed_schema), headers=headers,
+                               transport_kwargs=_transport(address_api))
 
     test.__name__ = test.__qualname__ = f"test_public_behaviour_{operation_id}"
     return test
