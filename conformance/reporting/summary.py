@@ -85,17 +85,32 @@ class Summary:
     waivers: dict[str, Any] = field(default_factory=dict)
     # `--require-coverage`: a MUST check not judged makes the run "could not judge" (4).
     require_coverage: bool = False
+    _places: dict[tuple[str, str], int] = field(default_factory=dict, repr=False, compare=False)
 
     def add(self, entry: Entry) -> None:
         """One entry per (check, test): a repeated report keeps the worse outcome."""
-        for index, existing in enumerate(self.entries):
-            if (existing.check, existing.test) == (entry.check, entry.test):
-                if existing.subtest and not entry.subtest and entry.outcome == "passed":
-                    return  # the subtests judged; the test's own pass only says the loop ended
-                if RANK[entry.outcome] > RANK[existing.outcome]:
-                    self.entries[index] = entry
-                return
-        self.entries.append(entry)
+        index = self._place_of(entry.check, entry.test)
+        if index is None:
+            self._places[(entry.check, entry.test)] = len(self.entries)
+            self.entries.append(entry)
+            return
+        existing = self.entries[index]
+        if existing.subtest and not entry.subtest and entry.outcome == "passed":
+            return  # the subtests judged; the test's own pass only says the loop ended
+        if RANK[entry.outcome] > RANK[existing.outcome]:
+            self.entries[index] = entry
+
+    def _place_of(self, check: str, test: str) -> int | None:
+        """The index of (check, test) in `entries` (a run reports hundreds: no scan per report);
+        rebuilt when `entries` was changed from outside."""
+        index = self._places.get((check, test))
+        if index is None and len(self._places) == len(self.entries):
+            return None
+        if index is not None and index < len(self.entries) and \
+                (self.entries[index].check, self.entries[index].test) == (check, test):
+            return index
+        self._places = {(e.check, e.test): i for i, e in enumerate(self.entries)}
+        return self._places.get((check, test))
 
     def counts(self) -> dict[str, int]:
         counts = {o: 0 for o in OUTCOMES}
@@ -220,7 +235,7 @@ class Summary:
     def coverage(self) -> dict[str, Any]:
         from conformance.reporting.coverage import coverage
 
-        return coverage(asdict(e) for e in self.entries)
+        return coverage(vars(e) for e in self.entries)  # read only: no deep copy of every entry
 
     def to_json(self) -> dict[str, Any]:
         code, reason = self.verdict()
