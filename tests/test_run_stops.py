@@ -269,3 +269,35 @@ def test_a_tripped_service_leaves_the_others_running(tmp_path: Path) -> None:
         address.acquire()
     soap.acquire()
     assert soap.concurrency == 2
+
+
+def test_a_waiter_takes_the_first_slot_that_frees(tmp_path: Path) -> None:
+    """With every slot held, a waiter of another process gets whichever slot frees first,
+    not one it chose to wait for (they piled on the first slots and were served in a row)."""
+    held = Slots(2, tmp_path, "soap")
+    releases = [threading.Event(), threading.Event()]
+    entered = [threading.Event(), threading.Event()]
+
+    def hold(i: int) -> None:
+        with held.held():
+            entered[i].set()
+            releases[i].wait(10)
+
+    holders = []
+    for i in range(2):  # the first takes slot 0, the second slot 1
+        holders.append(threading.Thread(target=hold, args=(i,)))
+        holders[-1].start()
+        assert entered[i].wait(5)
+    got = threading.Event()
+
+    def wait_for_a_slot() -> None:
+        with Slots(2, tmp_path, "soap").held():  # another process's bound of the same service
+            got.set()
+
+    waiter = threading.Thread(target=wait_for_a_slot)
+    waiter.start()
+    releases[0].set()  # slot 0 frees; slot 1 stays held
+    assert got.wait(5)
+    releases[1].set()
+    for t in [*holders, waiter]:
+        t.join(5)
