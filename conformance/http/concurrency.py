@@ -25,8 +25,11 @@ from typing import TypeVar
 T = TypeVar("T")
 
 DEFAULT_CONCURRENCY = 4
-# A profile that leaves `concurrency` out gets Little's law's figure (below), at most this.
-DERIVED_CONCURRENCY_CAP = 32
+# A profile that leaves `concurrency` out gets Little's law's figure (below), at most this:
+# a service answering in 5 s at 50 requests/s would have 250 in flight; the SOAP suite's 222
+# requests at 32 could not take less than 35 s, at 64 they take 17 s (benchmarks/slow_service.py
+# --suite soap --delay 5: 62.8 s -> 51.7 s wall). A profile bounds it lower with `concurrency`.
+DERIVED_CONCURRENCY_CAP = 64
 # xdist workers for `-n auto` against a slow service: each is a process with the suites
 # loaded (about 150 MB, a second or two of CPU to start); beyond this the requests that do
 # not depend on each other are sent together inside the checks instead.
