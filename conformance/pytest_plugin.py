@@ -274,8 +274,9 @@ def run_context(pytestconfig: pytest.Config, conformance_state: RunState) -> Run
 
 
 @pytest.fixture(scope="session")
-def redactor(conformance_state: RunState) -> Redactor:
-    return Redactor([*conformance_state.secrets.values(), *conformance_state.reference.get("secrets", {}).values()])
+def redactor(run_context: RunContext) -> Redactor:
+    """The process's redactor (conformance/http/redaction.py), which the report hook uses too."""
+    return run_context.redactor
 
 
 @pytest.fixture
@@ -388,11 +389,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     check_id = item.stash.get(_CHECK_ID, None)
     if check_id is None:
         return report
+    run = item.config.stash.get(_RUN, None)
+    if run is not None:  # before anything reads them: Allure, JUnit, the console, summary.json
+        outcomes.redact_report(report, call, run.redactor)
     deciding = call.when == "call" or (call.when == "setup" and not report.passed)
     if not deciding:
         return report
     entry = outcomes.decide(check_by_id(check_id), item.stash.get(_TEST_ID, item.nodeid), report, call,
                             not_judged=item.stash.get(_NOT_JUDGED, ("skipped", None)),
                             stopped=item.stash.get(_STOPPED, (None, False)), observed=item.stash.get(_OBSERVED, []))
-    report.conformance_entry = json.dumps(asdict(entry), default=str)  # type: ignore[attr-defined]
+    entry_json = json.dumps(asdict(entry), default=str)
+    report.conformance_entry = run.redactor.text(entry_json) if run is not None else entry_json  # type: ignore[attr-defined]
     return report

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.http.client import Pacer, Recorder
+from conformance.http.redaction import Redactor
 from conformance.profiles import Profile
 from conformance.run_setup import SERVICE_TITLES, RunState
 
@@ -33,6 +34,10 @@ class RunContext:
         self._wait_budget: Any = None
         self.hook_clock: Any = None  # one clock hook per process (conformance/auth/session.py)
         self._traffic_log: Any = None
+        # This process's one redactor: every client of the suites masks through it and it
+        # learns every secret they see, so the failure texts it masks too (the plugin's
+        # report hook) know the tokens and codes of this process's exchanges.
+        self.redactor = Redactor([*state.secrets.values(), *state.reference.get("secrets", {}).values()])
 
     def traffic_log(self):
         """This process's part of the run's traffic.har (redacted exchanges, as attached)."""

@@ -25,6 +25,7 @@ from conformance.checks.registry import Check, Severity
 from conformance.errors import ExitCode, NotApplicable, NotJudged, UnreachableError
 from conformance.findings import Blocked, Finding
 from conformance.http import evidence as report_evidence
+from conformance.http.redaction import Redactor
 from conformance.http.stops import Stopped
 from conformance.reporting.summary import Entry, Summary
 
@@ -89,6 +90,32 @@ def decide(check: Check, test_id: str, report: pytest.TestReport, call: pytest.C
             entry.outcome = "error"
             entry.reason = "observation check recorded no value"
     return entry
+
+
+def redact_report(report: pytest.TestReport, call: pytest.CallInfo[None], redactor: Redactor) -> None:
+    """Secrets out of everything a test's report carries past the exchanges: the exception's
+    text (Allure reads it from `call.excinfo`), the failure text and traceback (JUnit, the
+    console), captured output. A finding that quotes a server's answer echoing a token, or a
+    traceback whose frame shows a header, must not carry it into a shared report."""
+    if call.excinfo is not None:
+        for exc in _flatten(call.excinfo.value):
+            if not isinstance(exc, BaseExceptionGroup) and exc.args:
+                text = str(exc)
+                masked = redactor.text(text)
+                if masked != text:
+                    exc.args = (masked,)
+                    if isinstance(exc, Finding):  # its own members make its text again
+                        exc.message, exc.expected, exc.actual = masked, None, None
+    if report.longrepr is not None:
+        if isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:
+            path, line, text = report.longrepr
+            report.longrepr = (path, line, redactor.text(str(text)))
+        else:
+            text = str(report.longrepr)
+            masked = redactor.text(text)
+            if masked != text:
+                report.longrepr = masked
+    report.sections = [(title, redactor.text(content)) for title, content in report.sections]
 
 
 def _skip_reason(report: pytest.TestReport) -> str:

@@ -110,3 +110,45 @@ def test_bodies_keep_every_byte_but_the_secrets() -> None:
     form = b"grant_type=refresh_token&refresh_token=abc%2Bdef&client_id=c%20d"
     assert r.body(form, "application/x-www-form-urlencoded") == \
         b"grant_type=refresh_token&refresh_token=[redacted]&client_id=c%20d"
+
+
+def test_failure_texts_tracebacks_and_captured_output_are_masked() -> None:
+    # A finding that quotes a server's answer echoing a learned token, a traceback and
+    # captured output: each reaches Allure, JUnit or the console only masked.
+    import pytest
+
+    from conformance.findings import Finding
+    from conformance.run_outcomes import redact_report
+
+    redactor = Redactor()
+    redactor.learn(make(method="POST", url="http://127.0.0.1/auth/oauth/v2/token",
+                        response_headers=Headers([("content-type", "text/plain")]),
+                        body=b'{"access_token": "learned-token-value-42", "token_type": "Bearer"}'))
+    try:
+        raise Finding("the server echoed learned-token-value-42", actual="learned-token-value-42")
+    except Finding:
+        excinfo = pytest.ExceptionInfo.from_current()
+    call = pytest.CallInfo(result=None, excinfo=excinfo, start=0, stop=0, duration=0, when="call", _ispytest=True)
+    report = pytest.TestReport("t", ("t.py", 0, "t"), {}, "failed", "E   learned-token-value-42 in a frame", "call",
+                               [("Captured stdout call", "token learned-token-value-42\n")])
+    redact_report(report, call, redactor)
+    assert "learned-token-value-42" not in excinfo.exconly()
+    assert "learned-token-value-42" not in str(report.longrepr)
+    assert all("learned-token-value-42" not in text for _title, text in report.sections)
+    assert MASK in excinfo.exconly() and MASK in str(report.longrepr)
+
+
+def test_form_and_json_bodies_are_masked_whatever_their_media_type() -> None:
+    redactor = Redactor()
+    form = make(method="POST", request_headers=Headers([("content-type", "text/plain")]),
+                request_body=b"grant_type=refresh_token&refresh_token=rt-secret-value&client_id=c",
+                response_headers=Headers([("content-type", "text/html")]),
+                body=b"access_token=at-secret-value&token_type=bearer")
+    redactor.learn(form)
+    masked = redactor.exchange(form)
+    assert b"rt-secret-value" not in masked.request_body and b"client_id=c" in masked.request_body
+    assert b"at-secret-value" not in masked.body and b"token_type=bearer" in masked.body
+    # A `&code=` inside a JSON string is no form parameter: the problem's bytes are kept.
+    problem = make(status=400, response_headers=Headers([("content-type", "application/problem+json")]),
+                   body=b'{"instance": "/v2/adressen?x=1&code=abc", "code": "paramsRequired"}')
+    assert redactor.exchange(problem).body == problem.body

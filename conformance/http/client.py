@@ -362,6 +362,7 @@ class ApiClient:
                     bounds.check_head(response, self.limits, origin)
                     body = bounds.read_body(response, self.limits, origin)
                     bounds.check_text_encoding(response.headers.get("content-type"), body, origin)
+                    bounds.check_json_depth(body, origin)
                 finally:
                     response.close()
             except HttpViolation as violation:

@@ -16,6 +16,12 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 MAX_BODY = 8 * 1024 * 1024
+# JSON nested deeper than this is not parsed (`json` is None) and, in an answer, is a finding
+# of the request's check (conformance/http/limits.py check_json_depth): RFC 8259 section 9 lets
+# an implementation limit the depth, and the checks walk what they parse (schema validation
+# takes several stack frames a level), so a hostile body must stop here, not in a check.
+# The register's documents nest about a dozen levels (a polygon inside an embedded object).
+MAX_JSON_DEPTH = 100
 SENT_URL_HEADER = "X-Conformance-Sent-Url"  # set by the fuzzing forwarder  # a larger server body is cut; checks see `truncated`
 
 
@@ -91,13 +97,43 @@ class Exchange:
 
 
 def parse_json(body: bytes) -> Any:
-    """Parse untrusted JSON: bounded size, no exotic constants; None on any failure."""
+    """Parse untrusted JSON: bounded size and depth, no exotic constants; None on any failure."""
     if not body or len(body) > MAX_BODY:
         return None
     try:
-        return json.loads(body, parse_constant=_reject_constant)
+        value = json.loads(body, parse_constant=_reject_constant)
     except (ValueError, RecursionError):
         return None
+    return value if json_depth(value) <= MAX_JSON_DEPTH else None
+
+
+def json_nested_too_deep(body: bytes) -> bool:
+    """Whether `body` is JSON nested deeper than MAX_JSON_DEPTH (or too deep to parse at all)."""
+    head = body[:64].lstrip()
+    if not head.startswith((b"{", b"[")) or body.count(b"{") + body.count(b"[") <= MAX_JSON_DEPTH:
+        return False  # not JSON, or too few brackets to nest that deep: nothing to parse
+    try:
+        value = json.loads(body, parse_constant=_reject_constant)
+    except RecursionError:
+        return True
+    except ValueError:
+        return False
+    return json_depth(value) > MAX_JSON_DEPTH
+
+
+def json_depth(value: Any) -> int:
+    """How deep containers nest in a parsed JSON value (a scalar: 0), without recursion."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            node = node.values()
+        elif not isinstance(node, list):
+            continue
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in node if isinstance(child, dict | list))
+    return deepest
 
 
 def _reject_constant(name: str) -> Any:

@@ -33,6 +33,7 @@ import httpcore
 import httpx
 
 from conformance.findings import Finding
+from conformance.http.exchange import MAX_JSON_DEPTH, json_nested_too_deep
 
 MiB = 1024 * 1024
 # httpcore's HTTP/1.1 parser refuses a head larger than this (h11's max_incomplete_event_size).
@@ -57,7 +58,8 @@ class HttpViolation(Finding):
     protocol (no valid status line or head, framing), head, body, decoded, deadline,
     decoding (a content coding that does not decode), reset (connection dropped), tls (the
     server ended the TLS session, e.g. for want of a client certificate), encoding (a JSON or
-    UTF-8 XML body that is not valid UTF-8)."""
+    UTF-8 XML body that is not valid UTF-8), nesting (JSON nested deeper than the harness judges),
+    origin (a URL outside the service's base URL, not requested: conformance/http/origins.py)."""
 
     def __init__(self, kind: str, message: str, *, cause: str | None = None) -> None:
         super().__init__(message, cause=cause)
@@ -271,6 +273,16 @@ def check_text_encoding(content_type: str | None, body: bytes, origin: str) -> N
     except UnicodeDecodeError as exc:
         raise HttpViolation("encoding", f"the body is {declared} but not valid UTF-8 (byte {exc.start}: "
                             f"{body[exc.start:exc.start + 4]!r})", cause=f"{origin}: invalid UTF-8") from None
+
+
+def check_json_depth(body: bytes, origin: str) -> None:
+    """A JSON body nested deeper than the harness judges (conformance/http/exchange.py
+    MAX_JSON_DEPTH) is a finding of the request's check, whatever its media type: judged
+    further it would break the checks that walk it."""
+    if json_nested_too_deep(body):
+        raise HttpViolation("nesting", f"the body is JSON nested deeper than {MAX_JSON_DEPTH} levels, more than "
+                            "the harness judges (RFC 8259 section 9 lets an implementation limit the depth)",
+                            cause=f"{origin}: JSON nested too deep")
 
 
 def check_head(response: httpx.Response, limits: Limits, origin: str) -> None:

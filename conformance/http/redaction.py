@@ -1,22 +1,25 @@
 """The one place secrets are masked, before an exchange is stored anywhere.
 
 Everything that reaches a check, Allure, JUnit, a log or the console passes through
-`Redactor.exchange()` first. Masking works on three levels:
+`Redactor.exchange()` first; failure texts, tracebacks and captured output pass through
+`Redactor.text()` (conformance/pytest_plugin.py). Masking works on three levels:
   * header names that always carry secrets (X-Api-Key, Authorization, cookies);
-  * query, form and JSON member names that carry secrets (tokens, codes, assertions);
+  * query, form and JSON member names that carry secrets (tokens, codes, assertions),
+    in any body that parses as JSON or as form data, whatever media type it is labelled
+    with: a token endpoint that serves its JSON as text/plain still carries tokens;
   * the literal values of every secret the run knows (API keys read from the
-    environment, generated mock keys), wherever they appear, URL-encoded or not.
+    environment, generated mock keys, every token, code and assertion learned from an
+    exchange), wherever they appear, URL-encoded or not.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 from collections.abc import Iterable
 from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit, urlunsplit
 
-from conformance.http.exchange import Exchange, Headers
+from conformance.http.exchange import Exchange, Headers, parse_json
 
 MASK = "[redacted]"
 
@@ -62,6 +65,12 @@ _JSON_SECRET = re.compile(
     r'("(?:' + "|".join(sorted(SECRET_JSON_KEYS)) + r')"\s*:\s*)"(?:[^"\\]|\\.)*"', re.IGNORECASE
 )
 _FORM_SECRET = re.compile(r"(?:^|(?<=&))(" + "|".join(sorted(SECRET_PARAMS)) + r")=[^&]*", re.IGNORECASE)
+# A body that is form data as a whole (`a=1&b=2`, no white space): only such a body is masked
+# by parameter name, so a `&code=` inside a JSON string or an HTML link keeps its bytes.
+_FORM_BODY = re.compile(r"[^=&\s]+=[^&\s]*(?:&[^=&\s]+=[^&\s]*)*\s*")
+# Bodies larger than this are not parsed to learn secrets from (a token response is small);
+# they are still masked by member name and by every value already learned.
+_LEARN_MAX = 1024 * 1024
 
 
 class Redactor:
@@ -119,23 +128,31 @@ class Redactor:
     def learn(self, ex: Exchange) -> None:
         """Remember the secret values a raw exchange carries (tokens and codes the server
         issued, parameters the harness sent), so they are masked wherever they reappear:
-        in an error message that echoes them, a later URL, a free-text body."""
+        in an error message that echoes them, a later URL, a free-text body. Bodies are
+        read by what they are (JSON, form data), not by their Content-Type."""
         urls = [ex.url] + [v for k, v in ex.response_headers.items() if k.lower() in URL_HEADERS]
         for url in urls:
             for key, value in parse_qsl(urlsplit(url).query, keep_blank_values=True):
                 if key.lower() in SECRET_PARAMS:
                     self.add_secret(value)
-        if (ex.request_headers.get("content-type") or "").lower().startswith("application/x-www-form-urlencoded"):
-            for key, value in parse_qsl(ex.request_body.decode("utf-8", "replace"), keep_blank_values=True):
-                if key.lower() in SECRET_PARAMS:
-                    self.add_secret(value)
         for key, value in ex.request_headers.items():
             if key.lower() == "authorization":
                 self.add_secret(value.partition(" ")[2].strip())
-        # Token responses are plain JSON; HAL and problem bodies never carry tokens.
-        if (ex.response_headers.get("content-type") or "").lower().split(";")[0].strip() == "application/json":
-            with contextlib.suppress(ValueError):
-                _learn_json(json.loads(ex.body.decode("utf-8", "replace") or "null"), self)
+        for body in (ex.request_body, ex.body):
+            self._learn_body(body)
+
+    def _learn_body(self, body: bytes) -> None:
+        if not body or len(body) > _LEARN_MAX:
+            return
+        text = body.decode("utf-8", "replace")
+        if _looks_like_json(text):
+            value = parse_json(body)
+            if value is not None:
+                _learn_json(value, self)
+        elif _FORM_BODY.fullmatch(text):
+            for key, value in parse_qsl(text.strip(), keep_blank_values=True):
+                if key.lower() in SECRET_PARAMS:
+                    self.add_secret(value)
 
     def body(self, body: bytes, content_type: str | None) -> bytes:
         """The body with secrets masked in place: every other byte stays as the server sent
@@ -148,9 +165,10 @@ class Redactor:
         except UnicodeDecodeError:
             # Not UTF-8: mask by bytes and keep every invalid sequence for the checks to see.
             return self._bytes(body)
-        if media == "application/x-www-form-urlencoded":
+        # By what the body is, whatever it is labelled (a token response served as text/plain).
+        if media == "application/x-www-form-urlencoded" or _FORM_BODY.fullmatch(text):
             text = _FORM_SECRET.sub(lambda m: f"{m.group(1)}={MASK}", text)
-        elif media.endswith("json"):
+        elif media.endswith("json") or _looks_like_json(text):
             text = _JSON_SECRET.sub(lambda m: f"{m.group(1)}{json.dumps(MASK)}", text)
         elif media.endswith("xml"):
             # Elements named like a secret (<wsse:Password>, <access_token>): masked by name,
@@ -179,24 +197,21 @@ class Redactor:
         )
 
 
+def _looks_like_json(text: str) -> bool:
+    return text.lstrip()[:1] in ("{", "[")
+
+
 def _learn_json(value: object, redactor: Redactor) -> None:
-    if isinstance(value, dict):
-        for k, v in value.items():
-            if isinstance(k, str) and k.lower() in SECRET_JSON_KEYS and isinstance(v, str):
-                redactor.add_secret(v)
-            else:
-                _learn_json(v, redactor)
-    elif isinstance(value, list):
-        for v in value:
-            _learn_json(v, redactor)
-
-
-def _mask_json(value: object) -> object:
-    if isinstance(value, dict):
-        return {
-            k: (MASK if isinstance(k, str) and k.lower() in SECRET_JSON_KEYS else _mask_json(v))
-            for k, v in value.items()
-        }
-    if isinstance(value, list):
-        return [_mask_json(v) for v in value]
-    return value
+    """Every string a member named like a secret holds, at any depth (walked without
+    recursion: the parse already bounds the depth, the walk needs no stack of its own)."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if isinstance(k, str) and k.lower() in SECRET_JSON_KEYS and isinstance(v, str):
+                    redactor.add_secret(v)
+                elif isinstance(v, dict | list):
+                    stack.append(v)
+        elif isinstance(node, list):
+            stack.extend(v for v in node if isinstance(v, dict | list))
