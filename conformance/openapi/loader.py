@@ -3,72 +3,93 @@
 A deployment may name the seed's `Registry-…` headers differently; the description is
 adapted to the profile's names before schemathesis sees it, so that header conformance
 is judged against what the deployment is configured to send.
+
+schemathesis gets the description self-contained: every reference to another document, and
+every `externalValue`, is resolved here, within the profile's folder or on the description
+URL's origin, and through the bounded HTTP layer; YAML aliases are refused
+(conformance/openapi/references.py).
 """
 
 from __future__ import annotations
 
+import ssl
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
-import yaml
-from schemathesis.core.deserialization import get_yaml_loader
 
 from conformance.errors import ConfigError
 from conformance.http import limits as bounds
 from conformance.http.limits import Limits
-from conformance.profiles import AddressService
+from conformance.openapi.references import MAX_TOTAL_BYTES, Bundler, decode, too_large
+from conformance.profiles import AddressService, Trust
 
-MAX_DESCRIPTION_BYTES = 5 * 1024 * 1024
+MAX_DESCRIPTION_BYTES = MAX_TOTAL_BYTES  # the description and every document it refers to, together
 
 
-def load_description(service: AddressService) -> dict[str, Any]:
+def load_description(service: AddressService, *, root: Path | None = None) -> dict[str, Any]:
     """The profile's description, parsed exactly as schemathesis parses one (YAML 1.2
-    scalars: an unquoted `example: 2024-01-31` stays a string). ConfigError (exit 2) names
-    the file and the parser's message when it cannot be read."""
-    source = service.openapi
-    if source.startswith(("http://", "https://")):
-        text = _fetch(source, service.timeout_s)
-    else:
-        try:
-            text = Path(source).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"cannot read the OpenAPI description {source} (services.address.openapi): {exc}") from None
-    try:
-        # schemathesis's loader is a yaml.SafeLoader: no arbitrary tags, no object construction.
-        raw = yaml.load(text, Loader=get_yaml_loader())  # noqa: S506
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"OpenAPI description {source} is not valid YAML/JSON: {exc}") from None
-    if not isinstance(raw, dict) or "openapi" not in raw:
-        raise ConfigError(f"{source} is not an OpenAPI 3 description (no 'openapi' member)")
+    scalars: an unquoted `example: 2024-01-31` stays a string), and self-contained: every
+    reference to another document resolved here, within `root` (the profile's folder; by
+    default the description's own) or on the description URL's origin, through the bounded
+    HTTP layer (conformance/openapi/references.py). ConfigError (exit 2) names the file or
+    reference and the reason when it cannot be read or is refused."""
+
+    def fetch(url: str, max_bytes: int, subject: str) -> str:
+        return _fetch(url, service.timeout_s, trust=service.trust, max_bytes=max_bytes, subject=subject)
+
+    if root is None and service.profile_dir:
+        root = Path(service.profile_dir)
+    raw = Bundler(service.openapi, root=root, fetch=fetch).load()
     return rename_registry_headers(raw, service.registry_prefix) if service.registry_prefix != "Registry-" else raw
 
 
-def _fetch(url: str, timeout_s: float) -> str:
-    """The description at `url`, through the bounded HTTP layer (deadline, size caps)."""
-    cap = Limits(deadline_s=timeout_s, max_body_bytes=MAX_DESCRIPTION_BYTES, max_decoded_bytes=MAX_DESCRIPTION_BYTES)
+def _fetch(url: str, timeout_s: float, *, trust: Trust | None = None, max_bytes: int = MAX_DESCRIPTION_BYTES,
+           subject: str | None = None) -> str:
+    """The document at `url`, through the bounded HTTP layer: a deadline, at most `max_bytes`
+    (as received and decoded), no proxy or `.netrc` from the environment, and no redirect
+    followed; `trust`: the address API's (its CA file, its pinned keys: the description URL is
+    the service's). ConfigError otherwise, "<subject> cannot be fetched: <why>"."""
+    subject = subject or f"the OpenAPI description {url} (services.address.openapi)"
+    trust = trust or Trust("services.address")
+    cap = Limits(deadline_s=timeout_s, max_body_bytes=max_bytes, max_decoded_bytes=max_bytes)
+    why, body = None, b""
     try:
-        with httpx.Client(timeout=timeout_s, trust_env=False, transport=bounds.transport(trust_env=False)) as client, \
-                bounds.deadline(timeout_s), client.stream("GET", url) as response:
-            body = bounds.read_body(response, cap, url)
-            if response.status_code != 200:
-                raise ConfigError(f"cannot fetch the OpenAPI description {url}: HTTP {response.status_code}")
-    except (httpx.HTTPError, bounds.HttpViolation) as exc:
-        raise ConfigError(f"cannot fetch the OpenAPI description {url}: {exc}") from None
-    return body.decode("utf-8", errors="strict") if body else ""
+        tls = ssl.create_default_context(cafile=trust.ca_file) if trust.ca_file else True
+        with httpx.Client(timeout=timeout_s, trust_env=False, follow_redirects=False,
+                          transport=bounds.transport(trust_env=False, verify=tls)) as client, \
+                bounds.deadline(timeout_s, pins=trust.pins), client.stream("GET", url) as response:
+            if 300 <= response.status_code < 400:
+                location = response.headers.get("location")
+                why = (f"HTTP {response.status_code}" + (f", a redirect to {location}" if location else "")
+                       + ": redirects are not followed; give the final URL")
+            elif response.status_code != 200:
+                why = f"HTTP {response.status_code}"
+            else:
+                body = bounds.read_body(response, cap, url)
+    except bounds.HttpViolation as exc:
+        why = too_large(max_bytes) if exc.kind in ("body", "decoded") else str(exc)
+    except httpx.HTTPError as exc:
+        bounds.refuse_untrusted(exc, url, trust)
+        why = f"{type(exc).__name__}: {exc}"
+    except (ssl.SSLError, OSError) as exc:
+        why = f"{type(exc).__name__}: {exc}"
+    if why is not None:
+        raise ConfigError(f"{subject} cannot be fetched: {why}")
+    return decode(body, subject)
 
 
-def load_schema(service: AddressService, base_url: str, *, seed_only: bool = False) -> Any:
+def load_schema(service: AddressService, base_url: str, *, seed_only: bool = False, root: Path | None = None) -> Any:
     """The schemathesis schema of the profile's description, its paths relative to `base_url`;
     with `seed_only`, its seed view (the constraints marked public behaviour taken out:
-    conformance/openapi/seed_view.py)."""
+    conformance/openapi/seed_view.py). `root`: as for `load_description`."""
     import schemathesis
 
     from conformance.openapi.operations import relative_to_base
     from conformance.openapi.seed_view import seed_view
 
-    raw = relative_to_base(load_description(service), urlsplit(base_url).path)
+    raw = relative_to_base(load_description(service, root=root), urlsplit(base_url).path)
     if seed_only:
         raw = seed_view(raw)
     try:
