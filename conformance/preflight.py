@@ -120,7 +120,7 @@ def _auth(profile: Profile, service: AuthService, secret_values: dict[str, str],
     api = ApiClient(targets.auth_url, redactor=Redactor(secret_values.values()), recorder=DiscardingRecorder(),
                     pacer=Pacer(profile.limits.requests_per_second, profile.limits.request_budget,
                                 schedule=schedule, bounds=bounds),
-                    timeout_s=service.timeout_s, limits=profile.limits.http())
+                    timeout_s=service.timeout_s, limits=profile.limits.http(), home=service.bases, trust=service.trust)
     flows = AuthFlows(targets, api, _no_browser)
     refused = []
     try:

@@ -78,6 +78,17 @@ SOAP_SECRETS = ("username", "password")  # HTTP basic
 # environment's default is its timeout_s).
 SOAP_MOCK_RESPONSE_TIME_S = 2.0
 _ENV_NAME = {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}
+
+# Trust (conformance/http/origins.py, README "Secrets and where requests go"): a CA bundle that
+# verifies the service's https certificate instead of the public CAs, pinned public keys, and
+# consent to send its secrets over plain http to a host that is not this machine.
+_TRUST_KEYS: dict[str, Any] = {
+    "ca_file": {"type": "string", "minLength": 1},
+    "pinned_keys": {"type": "array", "minItems": 1, "uniqueItems": True,
+                    "items": {"type": "string", "pattern": "^sha256//[A-Za-z0-9+/]{43}=$"}},
+    "allow_plain_http": {"type": "boolean"},
+}
+
 _URL = {"type": "string", "pattern": "^https?://"}
 
 PROFILE_SCHEMA: dict[str, Any] = {
@@ -109,6 +120,7 @@ PROFILE_SCHEMA: dict[str, Any] = {
                         # buildings and no box holding all three kinds (tests of sparse data).
                         "mock_data": {"type": "string", "enum": ["full", "ordinary"]},
                         "base_url": {"type": "string", "pattern": "^https?://"},
+                        **_TRUST_KEYS,
                         "openapi": {"type": "string", "minLength": 1},
                         "timeout_s": {"type": "number", "exclusiveMinimum": 0},
                         "secrets": {
@@ -165,6 +177,7 @@ PROFILE_SCHEMA: dict[str, Any] = {
                     "properties": {
                         "mock": {"type": "boolean"},
                         "auth_url": _URL,
+                        **_TRUST_KEYS,
                         "filing_base": _URL,
                         "inquiry_base": _URL,
                         # Which resource servers the deployment has (default: those whose base is given).
@@ -229,6 +242,8 @@ PROFILE_SCHEMA: dict[str, Any] = {
                     "properties": {
                         "mock": {"type": "boolean"},
                         "url": {"type": "string", "pattern": "^https?://"},
+                        "pinned_keys": _TRUST_KEYS["pinned_keys"],
+                        "allow_plain_http": _TRUST_KEYS["allow_plain_http"],
                         "soap_action_base": {"type": "string", "minLength": 1},
                         "wsdl": {"type": "string", "minLength": 1},
                         "timeout_s": {"type": "number", "exclusiveMinimum": 0},
@@ -377,6 +392,24 @@ class CompareSettings:
 
 
 @dataclass(frozen=True)
+class Trust:
+    """What a client trusts of its service, from the service's profile section (`key`):
+    `ca_file` (a PEM bundle verifying the server instead of the public CAs), `pins` (the
+    SHA-256 of the server's public key, `sha256//<base64>`, one of which must match) and
+    whether a credential may go over plain http to a host that is not this machine."""
+
+    key: str = "services"  # the profile section, for messages: "services.address"
+    ca_file: str | None = None
+    pins: tuple[str, ...] = ()
+    allow_plain_http: bool = False
+    ca_file_key: str = ""  # where ca_file is set, when not `{key}.ca_file`
+
+    @property
+    def ca_key(self) -> str:
+        return self.ca_file_key or f"{self.key}.ca_file"
+
+
+@dataclass(frozen=True)
 class AddressService:
     mock: bool
     base_url: str | None
@@ -399,6 +432,14 @@ class AddressService:
     # A base URL the deployment answers as during maintenance (503 notAvailable); None: the
     # maintenance checks apply only to the local mock, which starts an instance in maintenance.
     maintenance_url: str | None = None
+    trust: Trust = Trust("services.address")
+    # The profile file's folder: what a file description may refer to stays inside it.
+    profile_dir: str | None = None
+
+    @property
+    def bases(self) -> tuple[str, ...]:
+        """Every base URL the profile names for the service: where its key may go."""
+        return tuple(u for u in (self.base_url, self.maintenance_url) if u)
 
     def header(self, seed_name: str) -> str:
         """Map a header name as the seed writes it to this deployment's name."""
@@ -425,6 +466,11 @@ class SoapService:
     mock_auth_kind: str = "none"
     # A valid request must be answered within this (soap.response.answered_in_time).
     response_time_s: float = 10.0
+    trust: Trust = Trust("services.soap", ca_file_key="services.soap.auth.ca_file")
+
+    @property
+    def bases(self) -> tuple[str, ...]:
+        return (self.base_url,) if self.base_url else ()
 
 
 @dataclass(frozen=True)
@@ -452,6 +498,13 @@ class AuthService:
     resource_servers: tuple[str, ...] = ("filing", "inquiry")
     # A second scope the confidential client may ask for (auth.code.consent_asked_for_new_scope).
     consent_scope: str | None = None
+    trust: Trust = Trust("services.auth")
+
+    @property
+    def bases(self) -> tuple[str, ...]:
+        """Every URL the profile names for the authorization server and its resource servers
+        (and the environment's clock hook): where its tokens, secrets and assertions may go."""
+        return tuple(u for u in (self.base_url, self.filing_base, self.inquiry_base, self.clock.get("url")) if u)
 
 
 @dataclass(frozen=True)
@@ -579,6 +632,8 @@ def _build(raw: dict[str, Any], path: Path) -> Profile:
             restricted_paths=tuple(
                 p.rstrip("/") or "/" for p in svc.get("restricted_paths", MOCK_RESTRICTED_PATHS if svc["mock"] else ())
             ),
+            trust=_trust(svc, path, "services.address"),
+            profile_dir=str(path.parent),
         )
     soap = None
     if "soap" in services:
@@ -661,6 +716,8 @@ def _build_soap(svc: dict[str, Any], path: Path, wsdl: str | None) -> SoapServic
         ca_file=files["ca_file"],
         mock_auth_kind=auth.get("mock_kind", kind),
         response_time_s=response_time_s,
+        trust=Trust("services.soap", ca_file=files["ca_file"], pins=tuple(svc.get("pinned_keys", ())),
+                    allow_plain_http=bool(svc.get("allow_plain_http", False)), ca_file_key="services.soap.auth.ca_file"),
     )
 
 
@@ -707,7 +764,19 @@ def _build_auth(svc: dict[str, Any], path: Path) -> AuthService:
         jwks_publish_port=int(keys.get("jwks_publish_port", 0)),
         login=dict(svc.get("login", {})),
         mock_code_lifetime_s=int(svc.get("mock_code_lifetime_s", 30)),
+        trust=_trust(svc, path, "services.auth"),
     )
+
+
+def _trust(svc: dict[str, Any], path: Path, key: str) -> Trust:
+    ca_file = svc.get("ca_file")
+    if ca_file is not None:
+        resolved = (path.parent / ca_file).resolve()
+        if not resolved.is_file():
+            raise ConfigError(f"{path}: {key}.ca_file: file not found: {resolved}")
+        ca_file = str(resolved)
+    return Trust(key, ca_file=ca_file, pins=tuple(svc.get("pinned_keys", ())),
+                 allow_plain_http=bool(svc.get("allow_plain_http", False)))
 
 
 def _resolve_source(source: str | None, profile_path: Path) -> str:

@@ -40,9 +40,8 @@ from conformance.http.stops import Stopped
 from conformance.paths import SUITES_DIR
 from conformance.profiles import Profile, load_profile
 from conformance.reporting import allure as allure_adapter
-from conformance.reporting.summary import Summary
 from conformance.run_context import RunContext, terminal_countdown
-from conformance.run_setup import SERVICE_TITLES, RunState
+from conformance.run_setup import RunState
 from conformance.xdist_order import by_severity, spread_slow_first
 
 _STATE = pytest.StashKey["RunState"]()
@@ -127,13 +126,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if isinstance(exc, UnreachableError) and where is not None:
             setup.write_unreachable_summary(*where, exc)
         pytest.exit(f"conformance: {exc}", returncode=int(exc.exit_code))
-    summary = Summary(profile=profile.name, seed=state.seed if not state.traffic else None,
-                      faults=state.faults, traffic=list(state.traffic))
-    summary.targets = dict(state.urls)
-    if state.reference:
-        summary.reference = {"profile": state.reference["name"], "url": state.reference["url"]}
-    summary.sample_regressions = dict(state.sample_regressions)
-    summary.unobserved = [SERVICE_TITLES.get(name, name) for name in state.unobserved]
+    summary = setup.summary_of(profile, state)
     config.pluginmanager.register(outcomes.SummaryCollector(summary, Path(state.report_dir), waivers), "conformance-summary")
     _watch_and_gate(config, state, "main")
     run_progress.install(config, run, state, profile)

@@ -61,6 +61,8 @@ class RunState:
     # requests in flight to it (conformance/http/concurrency.py in_flight_bound).
     latency_s: dict[str, float] = field(default_factory=dict)
     in_flight: dict[str, int] = field(default_factory=dict)
+    # Services whose secrets the profile lets cross plain http (allow_plain_http): the verdict says so.
+    plain_http: list[str] = field(default_factory=list)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -107,6 +109,7 @@ def prepare_run(config: pytest.Config, profile: Profile, report_dir: Path, start
     # Every secret the profile names is resolved before the first request: a missing one
     # is a configuration error naming the variable and the key, never a check skipped later.
     secrets = resolve_secrets(profile)
+    consented = plain_http_consent(profile)  # secrets in clear text over a network: exit 2 unless allowed
     if profile.address is not None:  # a description that cannot be loaded: exit 2 naming it
         from conformance.openapi.loader import load_schema
 
@@ -118,6 +121,7 @@ def prepare_run(config: pytest.Config, profile: Profile, report_dir: Path, start
     state = RunState(
         profile_ref=str(profile.path), faults=sorted(fault_set.names), report_dir=str(report_dir), seed=int(seed),
         max_examples=config.getoption("fuzz_max_examples") or profile.fuzz.max_examples,
+        plain_http=consented,
     )
     for name, service in profile.services.items():
         if not service.mock:
@@ -165,8 +169,7 @@ def observed_latency(config: pytest.Config, profile: Profile, name: str) -> floa
         client_cert, client_key = getattr(service, "client_cert", None), getattr(service, "client_key", None)
         started = time.monotonic()
         probe(service.base_url, timeout_s=min(service.timeout_s, 10.0, profile.limits.deadline_s),
-              cert=(client_cert, client_key) if client_cert and client_key else None,
-              verify=getattr(service, "ca_file", None) or True)
+              cert=(client_cert, client_key) if client_cert and client_key else None, trust=service.trust)
         measured[name] = time.monotonic() - started
     return measured[name]
 
@@ -274,8 +277,36 @@ def resolve_secrets(profile: Profile) -> dict[str, str]:
     return out
 
 
-SERVICE_TITLES = {"address": "address API", "auth": "authorization server", "soap": "SOAP message service",
-                   "address-reference": "reference address API"}
+def summary_of(profile: Profile, state: RunState) -> Summary:
+    """The run's summary as the controller starts it: what the preparation found."""
+    summary = Summary(profile=profile.name, seed=state.seed if not state.traffic else None,
+                      faults=state.faults, traffic=list(state.traffic))
+    summary.targets = dict(state.urls)
+    if state.reference:
+        summary.reference = {"profile": state.reference["name"], "url": state.reference["url"]}
+    summary.sample_regressions = dict(state.sample_regressions)
+    summary.unobserved = [SERVICE_TITLES.get(name, name) for name in state.unobserved]
+    summary.plain_http = list(state.plain_http)
+    return summary
+
+
+def plain_http_consent(profile: Profile) -> list[str]:
+    """The real services whose secrets would go over plain http to a host that is not this
+    machine, each as the verdict names it; a service whose profile section does not allow it
+    (`allow_plain_http = true`) is a configuration error before any request."""
+    from conformance.http import origins
+
+    consented = []
+    for name, service in profile.services.items():
+        if service.mock:
+            continue
+        for url in service.bases:
+            if origins.exposed_by_plain_http(url):
+                if not service.trust.allow_plain_http:
+                    origins.refuse_plain_http(url, service.trust.key)
+                consented.append(f"{SERVICE_TITLES.get(name, name)} at {url} ({service.trust.key}.allow_plain_http = true)")
+    return consented
+
 
 
 def make_report_dir(report_dir: Path) -> None:

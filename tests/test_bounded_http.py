@@ -171,4 +171,5 @@ def test_clients_that_verify_by_default_share_one_verifying_tls_context() -> Non
     assert isinstance(first, ssl.SSLContext) and first is second
     assert first.verify_mode is ssl.CERT_REQUIRED and first.check_hostname
     assert first.get_ca_certs() or first.cert_store_stats()["x509_ca"] > 0
-    assert _tls_context(None, False) is False  # no verification stays httpx's own choice
+    with pytest.raises(ValueError, match="cannot be turned off"):
+        _tls_context(None, False)  # verification is never off, whoever asks

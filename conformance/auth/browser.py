@@ -23,6 +23,7 @@ from conformance.http.client import ApiClient, Pacer, Recorder
 from conformance.http.exchange import Exchange
 from conformance.http.limits import DEFAULT_LIMITS, Limits
 from conformance.http.redaction import MASK, Redactor
+from conformance.profiles import Trust
 
 FORM_MEDIA_TYPE = "application/x-www-form-urlencoded"
 
@@ -40,7 +41,12 @@ class Browser:
         timeout_s: float = 10.0,
         pacer: Pacer | None = None,
         limits: Limits = DEFAULT_LIMITS,
+        trust: Trust | None = None,
     ) -> None:
+        """`trust`: the authorization server's (its CA file, pins). A login may pass through
+        other origins (a business identification login), so the walk is not held to one base
+        URL: it attaches no credential of its own, its cookies stay with their host, and the
+        drivers send the password only to the authorization server (login.py)."""
         self._redactor = redactor
         self._recorder = recorder
         # The ApiClient records into this private sink; `_record` masks the secret form
@@ -49,7 +55,8 @@ class Browser:
         # A new ApiClient means a new httpx.Client, hence a new cookie jar for this login.
         # Its base URL stays empty: the drivers only ever pass absolute URLs.
         self._client = ApiClient(
-            "", redactor=redactor, recorder=self._sink, pacer=pacer, timeout_s=timeout_s, limits=limits
+            "", redactor=redactor, recorder=self._sink, pacer=pacer, timeout_s=timeout_s, limits=limits, home=(),
+            trust=trust,
         )
 
     # --- requests ----------------------------------------------------------------------

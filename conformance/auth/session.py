@@ -22,8 +22,12 @@ def open_flows(profile: Profile, info: dict[str, str], secrets: dict[str, str], 
     assert profile.auth is not None
     service = profile.auth
     pacer = run.pacer("auth")
+    # Where its tokens, secrets and assertions may go: the authorization server, its resource
+    # servers and the environment's clock hook, as the profile (or the local mock) names them.
+    home = [u for u in (info.get("auth_url"), info.get("filing_base"), info.get("inquiry_base")) if u] + list(service.bases)
     api = ApiClient(info.get("auth_url") or service.base_url or "", redactor=redactor, recorder=run.recorder,
-                    pacer=pacer, timeout_s=service.timeout_s, limits=profile.limits.http())
+                    pacer=pacer, timeout_s=service.timeout_s, limits=profile.limits.http(), home=home,
+                    trust=service.trust)
     clock = None
     ledger = ClockLedger(run.state.schedule_dir)
     if service.clock and not service.mock:
@@ -42,5 +46,5 @@ def open_flows(profile: Profile, info: dict[str, str], secrets: dict[str, str], 
                  else RealClock(run.countdown, run.wait_budget(), ledger=ledger))
     targets = build_targets(service, info=info, secrets=secrets, clock=clock)
     flows = AuthFlows(targets, api, lambda: Browser(redactor, run.recorder, timeout_s=service.timeout_s, pacer=pacer,
-                                                    limits=profile.limits.http()))
+                                                    limits=profile.limits.http(), trust=service.trust))
     return flows, api

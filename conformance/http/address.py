@@ -75,6 +75,9 @@ class AddressApi:
         redactor.add_header(service.api_key_header)
         self._pacer = Pacer(limits.requests_per_second, limits.request_budget, schedule=schedule, bounds=bounds)
         self._reserve = limits.daily_quota_reserve
+        # The key goes only below the base URL (and the deployment's maintenance URL): a link
+        # of an answer that points elsewhere is not followed (conformance/http/origins.py).
+        self._home = [self.base_url, *(u for u in service.bases if u != service.base_url)]
         self._client = ApiClient(
             self.base_url,
             redactor=redactor,
@@ -86,6 +89,8 @@ class AddressApi:
             limits=limits.http(),
             retry_rate_limited=True,  # a 429 is waited out: the rate limit decides no check but its own
             on_exchange=self._judge_schema,
+            home=self._home,
+            trust=service.trust,
         )
         # The checks that provoke 429 on purpose (floods) use their own keys, unpaced and
         # never retried, while everything else stays paced.
@@ -98,7 +103,15 @@ class AddressApi:
             default_headers={"Accept": "application/hal+json"},
             limits=limits.http(),
             on_exchange=self._judge_schema,
+            home=self._home,
+            trust=service.trust,
         )
+
+    def add_base(self, url: str) -> None:
+        """A base URL the harness itself started (a private local mock in maintenance) that
+        the key may go to as well."""
+        for client in (self._client, self._flood_client):
+            client.add_home(url)
 
     def _judge_schema(self, exchange: Exchange) -> None:
         """Every answer, whoever asked (a check, fuzzing, sample validation, discovery), is

@@ -24,12 +24,14 @@ import httpx
 from conformance.errors import NotJudged, UnreachableError
 from conformance.findings import Blocked
 from conformance.http import limits as bounds
+from conformance.http import origins
 from conformance.http.concurrency import Slots
 from conformance.http.exchange import Exchange, Headers
 from conformance.http.limits import DEFAULT_LIMITS, HttpViolation, Limits
 from conformance.http.redaction import Redactor
 from conformance.http.schedule import BudgetSpent, Schedule
 from conformance.http.stops import ANSWERED, NO_STOP, TRANSPORT_FAILURES, Breaker, RunStop, Stopped
+from conformance.profiles import Trust
 
 RATE_LIMIT_RETRIES = 4
 # The share of the profile's rate the run is paced at. A server counts a request in the
@@ -229,6 +231,8 @@ class ApiClient:
         retry_rate_limited: bool = False,
         on_exchange: Callable[[Exchange], None] | None = None,
         stateless: bool = False,
+        home: Sequence[str] | None = None,
+        trust: Trust | None = None,
     ) -> None:
         """`auth`: HTTP basic (username, password); `cert`: a TLS client certificate
         (certificate file, key file); `verify`: a CA bundle file for https, or a bool;
@@ -238,7 +242,10 @@ class ApiClient:
         called with every exchange after it is redacted and recorded (never raises into the caller's check);
         `stateless`: a client that forwards for others (the recording proxy) keeps no cookie,
         so no client's session reaches another's request, and adds no header of its own
-        (no User-Agent, Accept or Connection) but the codings it can undo."""
+        (no User-Agent, Accept or Connection) but the codings it can undo; `home`: the base
+        URLs requests may go to (default: `base_url`; empty: anywhere, for a login walk that
+        attaches no credential of its own); `trust`: the service's CA file, pinned keys and
+        consent to plain http (conformance/http/origins.py), from its profile section."""
         self._retry = retry_rate_limited
         self._on_exchange = on_exchange
         self.base_url = base_url.rstrip("/")
@@ -247,6 +254,15 @@ class ApiClient:
         self._pacer = pacer or Pacer()
         self._on_response = on_response
         self.limits = limits
+        trust = trust or Trust()
+        given = [self.base_url] if home is None and self.base_url else list(home or ())
+        self._home = tuple(origins.Base.of(url) for url in given)
+        self._pins = trust.pins
+        self._trust = trust
+        self._plain_http_key = None if trust.allow_plain_http else trust.key
+        self._has_cert = cert is not None
+        if trust.ca_file and verify is True:
+            verify = trust.ca_file
         self._http = httpx.Client(
             timeout=httpx.Timeout(min(timeout_s, limits.deadline_s)),
             # Only the codings the harness can undo within its caps.
@@ -264,6 +280,11 @@ class ApiClient:
 
     def close(self) -> None:
         self._http.close()
+
+    def add_home(self, url: str) -> None:
+        """One more base URL this client's requests may go to (one the harness started)."""
+        if self._home:
+            self._home = (*self._home, origins.Base.of(url))
 
     @property
     def concurrency(self) -> int:
@@ -307,9 +328,13 @@ class ApiClient:
         """(redacted, raw). Only token flows use the raw exchange, to read the codes and
         tokens they must send on; checks and reports only ever see the redacted one. The
         redactor learns every secret of the raw exchange before it is recorded."""
+        request = self._http.build_request(method, self.url_for(path), params=params, headers=headers,
+                                           content=content)
+        for name in omit_headers:
+            request.headers.pop(name, None)
+        self._admit(request)
         for _attempt in range(RATE_LIMIT_RETRIES):
-            redacted, raw = self._send_once(method, path, params=params, headers=headers, content=content,
-                                            omit_headers=omit_headers)
+            redacted, raw = self._send_once(request)
             if raw.status != 429 or not self._retry:
                 return redacted, raw
             asked = retry_after_s(raw.response_headers.get("retry-after"))
@@ -319,43 +344,37 @@ class ApiClient:
         raise Blocked("a request within the server's rate limit",
                       f"{raw.method} {urlsplit(raw.url).path} -> 429 (Retry-After {raw.response_headers.get('retry-after')})")
 
-    def _send_once(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
-        headers: Mapping[str, str] | None = None,
-        content: bytes | None = None,
-        omit_headers: Sequence[str] = (),
-    ) -> tuple[Exchange, Exchange]:
+    def _admit(self, request: httpx.Request) -> None:
+        """Refuse, before anything is sent or counted, a request outside the service's base
+        URLs (conformance/http/origins.py: the other origin receives nothing) and a credential
+        that would cross the network in clear text without the profile's consent."""
+        url = str(request.url)
+        if self._home and not origins.within(url, self._home):
+            raise origins.OutsideBase(self._redactor.url(url), self._home)
+        if self._plain_http_key and origins.exposed_by_plain_http(url) and self._carries_credential(request):
+            origins.refuse_plain_http(self._redactor.url(url), self._plain_http_key)
+
+    def _carries_credential(self, request: httpx.Request) -> bool:
+        if self._http.auth is not None or self._has_cert:
+            return True
+        if any(self._redactor.is_secret_header(name) for name in request.headers):
+            return True
+        body = request.content or b""
+        return bool(body) and self._redactor.body(body, request.headers.get("content-type")) != body
+
+    def _send_once(self, request: httpx.Request) -> tuple[Exchange, Exchange]:
         with self._pacer.slot():
             self._pacer.acquire()
-            return self._send_in_slot(method, path, params=params, headers=headers, content=content,
-                                      omit_headers=omit_headers)
+            return self._send_in_slot(request)
 
-    def _send_in_slot(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
-        headers: Mapping[str, str] | None = None,
-        content: bytes | None = None,
-        omit_headers: Sequence[str] = (),
-    ) -> tuple[Exchange, Exchange]:
-        request = self._http.build_request(
-            method, self.url_for(path), params=params, headers=headers, content=content
-        )
-        for name in omit_headers:
-            request.headers.pop(name, None)
+    def _send_in_slot(self, request: httpx.Request) -> tuple[Exchange, Exchange]:
         started = time.monotonic()
         origin = _origin(request.url)
         response: httpx.Response | None = None
         body = b""
         run_left = self._pacer.stop.left_s()
         seconds = self.limits.deadline_s if run_left is None else max(0.001, min(self.limits.deadline_s, run_left))
-        with bounds.deadline(seconds) as within:
+        with bounds.deadline(seconds, pins=self._pins) as within:
             try:
                 response = self._http.send(request, stream=True)
                 try:
@@ -370,6 +389,7 @@ class ApiClient:
                 self._violated(violation)
                 raise
             except httpx.HTTPError as exc:
+                bounds.refuse_untrusted(exc, origin, self._trust)
                 violation = bounds.violation_of(exc, answered=response is not None, within=within, origin=origin)
                 if violation is None:
                     raise UnreachableError(f"{origin} is unreachable: {type(exc).__name__}: {exc}") from None
@@ -429,15 +449,15 @@ class ApiClient:
         return self.request("GET", path, **kwargs)  # type: ignore[arg-type]
 
 
-def _tls_context(cert: tuple[str, str] | None, verify: str | bool) -> ssl.SSLContext | bool:
-    """httpx's `verify`: a plain bool unless a CA file or a client certificate is given
-    (httpx 0.28 takes those only through an SSLContext)."""
-    if cert is None and not isinstance(verify, str):
-        return _default_context() if verify is True else verify
-    context = ssl.create_default_context(cafile=verify if isinstance(verify, str) else None)
+def _tls_context(cert: tuple[str, str] | None, verify: str | bool) -> ssl.SSLContext:
+    """The TLS context of `verify` (True: the public CAs; a path: that CA bundle instead) and
+    a client certificate. Verification is never off: `verify=False` is refused, so no
+    profile, option or caller can send a secret to a server it has not verified."""
     if verify is False:
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
+        raise ValueError("TLS verification cannot be turned off (name the server's CA in the profile's ca_file)")
+    if cert is None and verify is True:
+        return _default_context()
+    context = ssl.create_default_context(cafile=verify if isinstance(verify, str) else None)
     if cert is not None:
         context.load_cert_chain(certfile=cert[0], keyfile=cert[1])
     return context
@@ -458,16 +478,21 @@ def _origin(url: httpx.URL) -> str:
 
 
 def probe(
-    base_url: str, timeout_s: float = 5.0, *, cert: tuple[str, str] | None = None, verify: str | bool = True
+    base_url: str, timeout_s: float = 5.0, *, cert: tuple[str, str] | None = None, verify: str | bool = True,
+    trust: Trust | None = None,
 ) -> None:
     """Raise UnreachableError when base_url cannot be connected to, or answers nothing at
     all within `timeout_s` (hang, reset). Any answer counts, garbage included: the checks
     then say what is wrong with it. Reads at most one chunk of the body, never decodes it.
     `cert`/`verify` as for ApiClient: a server that demands a client certificate, or has a
-    private CA, must not look unreachable."""
+    private CA, must not look unreachable; `trust`: the service's CA file and pinned keys -- a
+    server the run cannot trust is a configuration error (exit 2) naming the profile key."""
+    trust = trust or Trust()
+    if trust.ca_file and verify is True:
+        verify = trust.ca_file
     transport = bounds.transport(verify=_tls_context(cert, verify), trust_env=False)
     with httpx.Client(timeout=timeout_s, trust_env=False, transport=transport) as client, \
-            bounds.deadline(timeout_s) as within:
+            bounds.deadline(timeout_s, pins=trust.pins) as within:
         answered = False
         try:
             with client.stream("GET", base_url) as response:
@@ -475,6 +500,7 @@ def probe(
                 for _chunk in response.iter_raw():
                     break
         except httpx.HTTPError as exc:
+            bounds.refuse_untrusted(exc, base_url, trust)
             violation = bounds.violation_of(exc, answered=answered, within=within, origin=base_url)
             if violation is None or violation.kind in ("no_answer", "reset"):
                 why = violation.message if violation is not None else f"{type(exc).__name__}: {exc or 'no answer'}"

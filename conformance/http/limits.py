@@ -32,6 +32,7 @@ from typing import Any
 import httpcore
 import httpx
 
+from conformance.errors import ConfigError
 from conformance.findings import Finding
 from conformance.http.exchange import MAX_JSON_DEPTH, json_nested_too_deep
 
@@ -73,6 +74,58 @@ _DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("reques
 _RECEIVED: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("request_received", default=None)
 
 
+# The pinned public keys of the request being made (`sha256//<base64>` of the server's
+# SubjectPublicKeyInfo, as curl's --pinnedpubkey writes them): checked right after the TLS
+# handshake, before the request is written, so a server that fails it receives nothing.
+_PINS: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("request_pins", default=())
+
+
+class UntrustedServer(ConfigError):
+    """The server's certificate does not verify, or its key matches no pin: nothing was sent.
+    A configuration matter (exit 2): the profile names which CA or key to trust."""
+
+
+class _PinMismatch(httpcore.ConnectError):
+    """The TLS handshake completed with a key that matches none of the pins."""
+
+
+def spki_pin(der_certificate: bytes) -> str:
+    """`sha256//<base64>` of a DER certificate's public key (its SubjectPublicKeyInfo)."""
+    import base64
+    import hashlib
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    key = x509.load_der_x509_certificate(der_certificate).public_key()
+    spki = key.public_bytes(Encoding.DER, PublicFormat.SubjectPublicKeyInfo)
+    return "sha256//" + base64.b64encode(hashlib.sha256(spki).digest()).decode()
+
+
+def _check_pins(stream: httpcore.NetworkStream) -> None:
+    pins = _PINS.get()
+    if not pins:
+        return
+    ssl_object = stream.get_extra_info("ssl_object")
+    der = ssl_object.getpeercert(True) if ssl_object is not None else None  # binary (DER); positional only
+    seen = spki_pin(der) if der else "no certificate"
+    if seen not in pins:
+        stream.close()
+        raise _PinMismatch(f"the server's public key {seen} matches none of the pinned keys")
+
+
+def refuse_untrusted(exc: httpx.HTTPError, origin: str, trust: Any) -> None:
+    """Raise UntrustedServer when `exc` is a TLS verification failure or a pin mismatch;
+    `trust`: the service's (conformance.profiles.Trust), whose keys the message names."""
+    text = str(exc)
+    if isinstance(exc.__context__, _PinMismatch) or "matches none of the pinned keys" in text:
+        raise UntrustedServer(f"{origin}: {text} ({trust.key}.pinned_keys); nothing was sent to it") from None
+    if "CERTIFICATE_VERIFY_FAILED" in text or "certificate verify failed" in text:
+        raise UntrustedServer(
+            f"{origin}: its TLS certificate does not verify ({text}); if a private CA issued it, name that CA's "
+            f"PEM file in {trust.ca_key} (verification is never turned off); nothing was sent to it") from None
+
+
 class _Expired(httpcore.ReadTimeout):
     """The total deadline passed (httpx maps it to a ReadTimeout)."""
 
@@ -106,7 +159,9 @@ class _DeadlineStream(httpcore.NetworkStream):
 
     def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
                   timeout: float | None = None) -> httpcore.NetworkStream:
-        return _DeadlineStream(self._inner.start_tls(ssl_context, server_hostname, _clamp(timeout)))
+        stream = _DeadlineStream(self._inner.start_tls(ssl_context, server_hostname, _clamp(timeout)))
+        _check_pins(stream)
+        return stream
 
     def get_extra_info(self, info: str) -> Any:
         return self._inner.get_extra_info(info)
@@ -144,22 +199,25 @@ def transport(**kwargs: Any) -> httpx.HTTPTransport:
 
 
 class deadline:  # noqa: N801 - used as a context manager, like a function
-    """`with deadline(seconds):` every socket operation of the requests inside is bounded."""
+    """`with deadline(seconds):` every socket operation of the requests inside is bounded;
+    `pins`: a new TLS connection's key must match one of them (`sha256//<base64>`)."""
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, *, pins: tuple[str, ...] = ()) -> None:
         self.at = time.monotonic() + seconds
         self.seconds = seconds
-        self._tokens: tuple[Any, Any] | None = None
+        self.pins = tuple(pins)
+        self._tokens: tuple[Any, Any, Any] | None = None
         self._received = [0]
 
     def __enter__(self) -> deadline:
-        self._tokens = (_DEADLINE.set(self.at), _RECEIVED.set(self._received))
+        self._tokens = (_DEADLINE.set(self.at), _RECEIVED.set(self._received), _PINS.set(self.pins))
         return self
 
     def __exit__(self, *exc: object) -> None:
         assert self._tokens is not None
         _DEADLINE.reset(self._tokens[0])
         _RECEIVED.reset(self._tokens[1])
+        _PINS.reset(self._tokens[2])
 
     @property
     def received(self) -> int:

@@ -92,6 +92,10 @@ class Redactor:
     def add_header(self, name: str) -> None:
         self._headers = self._headers | {name.lower()}
 
+    def is_secret_header(self, name: str) -> bool:
+        """A header whose value is always a credential (masked by name)."""
+        return name.lower() in self._headers
+
     # --- primitives ------------------------------------------------------------------
     def text(self, value: str) -> str:
         for form in self._forms:

@@ -85,6 +85,9 @@ class RecordingProxy:
 
     # ------------------------------------------------------------------ listeners
     def upstreams(self) -> dict[str, str]:
+        from conformance.run_setup import plain_http_consent
+
+        plain_http_consent(self.profile)  # the clients' credentials cross a network in clear text: exit 2 unless allowed
         out = {}
         for name, service in self.profile.services.items():
             if service.mock or not service.base_url:
@@ -96,8 +99,11 @@ class RecordingProxy:
     def start(self) -> dict[str, str]:
         for index, (name, base_url) in enumerate(self.upstreams().items()):
             service = self.profile.services[name]
+            # It forwards the clients' own requests (and credentials) to the service's origin, and
+            # nowhere else; with the service's trust (CA file, pins, consent to plain http).
             client = ApiClient(base_url, redactor=self.redactor, recorder=DiscardingRecorder(), timeout_s=service.timeout_s,
-                               limits=self.profile.limits.http(), stateless=True)
+                               limits=self.profile.limits.http(), stateless=True, home=[_origin(base_url)],
+                               trust=service.trust)
             self._clients.append(client)
             app = Starlette(routes=[Route("/{path:path}", self._handler(name, client),
                                           methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"])])

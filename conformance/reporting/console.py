@@ -47,6 +47,9 @@ def verdict_lines(summary: dict[str, Any], report_dir: Path) -> list[str]:
 
     lines += console_lines(summary)  # waived failures, and the waivers' warnings
     lines += not_judged_lines(summary)
+    for where in summary.get("plain_http") or []:
+        lines.append(f"  SECRETS OVER PLAIN HTTP: {where}: the profile allowed its secrets to cross the network "
+                     "unencrypted")
     if summary.get("verdict_reason"):
         lines.append(summary["verdict_reason"])
     text = summary.get("verdict_text") or summary["verdict"]

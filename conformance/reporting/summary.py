@@ -85,6 +85,8 @@ class Summary:
     waivers: dict[str, Any] = field(default_factory=dict)
     # `--require-coverage`: a MUST check not judged makes the run "could not judge" (4).
     require_coverage: bool = False
+    # Services whose secrets went over plain http to another host, as the profile allowed.
+    plain_http: list[str] = field(default_factory=list)
     _places: dict[tuple[str, str], int] = field(default_factory=dict, repr=False, compare=False)
 
     def add(self, entry: Entry) -> None:
@@ -256,6 +258,7 @@ class Summary:
             **({"reference": self.reference} if self.reference else {}),
             "sample_regressions": self.sample_regressions,
             "unobserved": self.unobserved,
+            "plain_http": self.plain_http,
             "waivers": self.waivers,
             "stops": self.stops(),
             "require_coverage": self.require_coverage,

@@ -42,3 +42,17 @@ EMBEDDING = {
 @pytest.mark.parametrize("case", list(EMBEDDING))
 def test_embedded_self_links(address_api, case):
     g.embedded_have_self_links(_ok(address_api, *EMBEDDING[case](address_api)))
+
+
+# Answers with every kind of link: paging links, related resources, embedded resources.
+LINKING = {
+    "adressen-paged": lambda api: g.SUCCESS_CASES["adressen"](api),
+    "adressen-id-expand": EMBEDDING["adressen-id-expand"],
+    "adresseerbareobjecten-id-expand": EMBEDDING["adresseerbareobjecten-id-expand"],
+}
+
+
+@pytest.mark.check("address.hal.links_within_base")
+@pytest.mark.parametrize("case", list(LINKING))
+def test_links_within_base(address_api, case):
+    hal.links_within_base(_ok(address_api, *LINKING[case](address_api)), address_api.base_url)

@@ -22,7 +22,9 @@ def maintenance_url(request, profile) -> str:
     if service.maintenance_url:
         return service.maintenance_url
     if service.mock:
-        return request.getfixturevalue("address_mock").start_private(maintenance=True)
+        url = request.getfixturevalue("address_mock").start_private(maintenance=True)
+        request.getfixturevalue("address_api").add_base(url)  # the harness's own instance: the key may go there
+        return url
     # The rule applies to every deployment; the run lacks the way to its maintenance answer.
     raise NotJudged("no maintenance_url", "name services.address.maintenance_url: a base URL the deployment "
                     "answers as during maintenance, to reach its 503")

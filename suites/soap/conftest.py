@@ -55,7 +55,7 @@ def soap_service(conformance_state, profile, redactor, run_context):
     if ca_file:
         options["verify"] = ca_file
     make_client = partial(ApiClient, url, redactor=redactor, recorder=run_context.recorder,
-                          pacer=run_context.pacer("soap"))
+                          pacer=run_context.pacer("soap"), trust=service.trust)
     endpoint = SoapServiceEndpoint(
         url, service.soap_action_base, Path(service.wsdl) if service.wsdl else SHIPPED_WSDL, make_client(**options),
         auth_kind=service.auth_kind, response_time_s=service.response_time_s, client_options=options,

@@ -44,6 +44,7 @@ OBSERVED_EXCHANGE = frozenset({
     "address.ratelimit.problem_body_429", "address.maintenance.problem_body_503",
     "address.maintenance.retry_after_http_date", "address.media.not_acceptable_names_accept_crs",
     "address.hal.self_link_present", "address.hal.self_link_reflects_request", "address.headers.warning_present",
+    "address.hal.links_within_base",
 })
 
 
@@ -204,6 +205,8 @@ _define("hal.self_link_present", "Every 200 resource carries _links.self", ("ADD
 _define("hal.self_link_reflects_request", "_links.self reflects the request path and query",
         ("BAGREF-4.2",), SHOULD, HAL, proven_by=("self_link_drops_query",),
         may_fail_under=("self_link_missing", "restricted_policy_applied_to_all_keys"))
+_define("hal.links_within_base", "Every link of an answer (self, paging, embedded resources) stays below the base URL",
+        ("ADDR-1.base",), MUST, HAL, proven_by=("links_to_other_origin",))
 _define("hal.embedded_self_links", "Collection items and expanded resources carry their own self link",
         ("BAGREF-4.2",), SHOULD, HAL, proven_by=("embedded_self_link_missing",),
         may_fail_under=("expand_ignored",))

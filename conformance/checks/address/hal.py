@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import parse_qsl, unquote, urljoin, urlsplit
 
 from conformance.findings import Finding, expect
 from conformance.http.exchange import Exchange
+from conformance.http.origins import Base, within
 
 PAGING_RELATIONS = ("first", "previous", "next", "last")
 
@@ -96,3 +97,38 @@ def paging_links_consistent(ex: Exchange, *, page: int) -> None:
                actual=pages)
     if "last" in pages:
         expect(pages["last"] >= page, "last link points before the current page", actual=pages)
+
+
+def all_hrefs(document: Any) -> list[str]:
+    """The href of every link of a HAL document: its own `_links` and those of every embedded
+    resource, at any depth (walked without recursion)."""
+    found: list[str] = []
+    stack = [document]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            for key, value in node.items():
+                if key == "_links" and isinstance(value, dict):
+                    for link in value.values():
+                        for item in link if isinstance(link, list) else [link]:
+                            if isinstance(item, dict) and isinstance(item.get("href"), str):
+                                found.append(item["href"])
+                elif isinstance(value, dict | list):
+                    stack.append(value)
+    return found
+
+
+def links_within_base(ex: Exchange, base_url: str) -> None:
+    """Every link of the answer names a URL below the base URL (seed part 1: "Base address:
+    `{base_url}`. All paths below are relative to it."). A link elsewhere -- another scheme,
+    host or port, a path outside the base path -- is one a client cannot follow with its key:
+    the harness does not follow it (conformance/http/origins.py)."""
+    if not isinstance(ex.json, dict):
+        return
+    bases = [Base.of(base_url)]
+    # A templated link (RFC 6570) is judged by the part before its first expression.
+    outside = [href for href in all_hrefs(ex.json) if not within(urljoin(ex.url, href.split("{", 1)[0]), bases)]
+    expect(not outside, f"{len(outside)} link(s) point outside the base URL {base_url}: a client following them "
+           "would send its API key elsewhere", actual=", ".join(dict.fromkeys(outside[:3])))

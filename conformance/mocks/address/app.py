@@ -306,7 +306,7 @@ class AddressMock:
             server = scope.get("server") or ("127.0.0.1", 80)
             host = f"{server[0]}:{server[1]}"
         return RequestInfo(
-            origin=f"{scope.get('scheme', 'http')}://{host}",
+            origin=G.OTHER_ORIGIN if self.on(G.LINKS_TO_OTHER_ORIGIN) else f"{scope.get('scheme', 'http')}://{host}",
             base_path=self.config.base_path,
             raw_path=raw_path.decode("latin-1"),
             raw_query=scope.get("query_string", b"").decode("latin-1"),

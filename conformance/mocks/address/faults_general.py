@@ -44,6 +44,15 @@ EMBEDDED_SELF_LINK_MISSING = fault(
     must_trip=set(),
 )
 
+LINKS_TO_OTHER_ORIGIN = fault(
+    "address.links_to_other_origin",
+    "links (self, paging, related and embedded resources) name the gateway's internal host "
+    "http://gateway.internal:8080 instead of the host the request was sent to",
+    must_trip=set(),
+)
+# The origin such links name (nothing answers there; the harness never sends to it).
+OTHER_ORIGIN = "http://gateway.internal:8080"
+
 # --- pagination -----------------------------------------------------------------------------
 PAGE_SIZE_MAXIMUM_EXCLUSIVE = fault(
     "address.page_size_maximum_exclusive",

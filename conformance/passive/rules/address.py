@@ -118,6 +118,16 @@ def self_link_reflects_request(traffic, ctx):
     return each(answers(traffic, 200), lambda a: hal.self_link_reflects_request(a.exchange, below_base=a.relative))
 
 
+@rule("address.hal.links_within_base", what="200 answers")
+def links_within_base(traffic, ctx):
+    def apply(a):
+        # The base URL the answer was asked below: its URL without the part below the base.
+        url = a.exchange.url.split("?", 1)[0].split("#", 1)[0]
+        base = url[: len(url) - len(a.relative.rstrip("/"))] if a.relative.rstrip("/") else url
+        hal.links_within_base(a.exchange, base)
+    return each(answers(traffic, 200), apply)
+
+
 @rule("address.headers.warning_present", what="200 answers")
 def warning_present(traffic, ctx):
     return each(answers(traffic, 200), on_exchange(lambda ex: g.has_header(ex, "warning")))
