@@ -137,6 +137,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, as we document
         return int(exc.code or 0)
+    # What a command writes holds traffic and keys: private to the user, whatever the umask
+    # (the run's processes inherit it); as it was afterwards (tests call `main`).
+    umask = os.umask(0o077)
     try:
         return int(args.handler(args))
     except HarnessError as exc:
@@ -145,6 +148,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("conformance: interrupted", file=sys.stderr)
         return int(ExitCode.USAGE)
+    finally:
+        os.umask(umask)
 
 
 # --------------------------------------------------------------------------- run
@@ -159,9 +164,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     report_dir = Path(args.report_dir or reports_dir() / f"{stamp}-{profile.name}").resolve()
     from conformance.run_setup import make_report_dir, resolve_secrets
 
+    resolve_secrets(profile)  # every secret the profile names, before the first request (and any folder)
     make_report_dir(report_dir)  # exit 2 with a message, before anything starts
     (report_dir / "summary.json").unlink(missing_ok=True)  # the verdict read below is this run's
-    resolve_secrets(profile)  # every secret the profile names, before the first request
     suites = selected_suites(args.suite, profile)
     pytest_args = build_pytest_args(args, profile_ref=str(profile.path), report_dir=report_dir, suites=suites)
     return run_and_report(pytest_args, report_dir, html=not args.no_html)
@@ -348,6 +353,7 @@ def _mock_ports(args: argparse.Namespace) -> dict[str, int]:
 def _write_keys(path: Path, secrets: dict[str, str]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)  # an existing file keeps its mode through O_CREAT: made private before the keys go in
     with os.fdopen(fd, "w") as handle:
         handle.writelines(f"{name}={value}\n" for name, value in sorted(secrets.items()))
 

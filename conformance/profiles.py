@@ -551,10 +551,29 @@ def resolve_profile_path(name_or_path: str) -> Path:
     for folder in (local_profiles_dir(), SHIPPED_PROFILES):
         found = folder / f"{name_or_path}.toml"
         if found.is_file():
+            shipped = SHIPPED_PROFILES / found.name
+            if folder != SHIPPED_PROFILES and shipped.is_file() and found.resolve() != shipped.resolve():
+                _warn_shadowing(name_or_path, found.resolve(), shipped)
             return found.resolve()
     known = ", ".join(sorted({p.stem for p in [*local_profiles(), *shipped_profiles()]})) or "none"
     raise ConfigError(f"unknown profile {name_or_path!r} (known profiles: {known}; "
                       f"a team's own go in ./{LOCAL_PROFILES_DIRNAME}/<name>.toml)")
+
+
+_SHADOWING_SAID: set[Path] = set()  # once per process, however often the name is resolved
+
+
+def _warn_shadowing(name: str, local: Path, shipped: Path) -> None:
+    """A profile of the working directory that takes a shipped one's name receives the secrets
+    the shipped one names: say which file it is, every time a run starts from it."""
+    if local in _SHADOWING_SAID:
+        return
+    _SHADOWING_SAID.add(local)
+    import sys
+
+    print(f"conformance: warning: profile {name!r} is {local}, which shadows the shipped profile of that "
+          f"name ({shipped}); it receives the secrets it names. Rename it, or give the path of the one you mean.",
+          file=sys.stderr)
 
 
 def local_profiles_dir() -> Path:

@@ -108,6 +108,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not setup.is_conformance_run(config):
         return
     where: tuple[str, Path] | None = None  # (profile, report directory) once chosen
+    setup.private_files(config)
     try:
         profile = load_profile(config.getoption("profile"))
         report_dir = Path(config.getoption("report_dir") or setup.default_report_dir(profile.name)).resolve()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import random
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -264,16 +265,25 @@ def validate_samples(profile: Profile, state: RunState, run: Any) -> None:
 
 
 def resolve_secrets(profile: Profile) -> dict[str, str]:
-    """env var -> value for every secret the profile names for a real service."""
+    """env var -> value for every secret the profile names for a real service. Every one that
+    is not set is named at once (a configuration error), with its profile key."""
     out: dict[str, str] = {}
+    missing: list[str] = []
     for name, service in profile.services.items():
         if service.mock:
             continue
         for secret, env_var in getattr(service, "secret_env", {}).items():
-            value = read_secret(env_var, purpose=f"{SERVICE_TITLES.get(name, name)} {secret}, "
-                                f"profile key services.{name}.secrets.{secret}")
-            assert value is not None
-            out[env_var] = value
+            purpose = f"{SERVICE_TITLES.get(name, name)} {secret}, profile key services.{name}.secrets.{secret}"
+            value = read_secret(env_var, purpose=purpose, required=False)
+            if value is None:
+                missing.append((env_var, purpose))
+            else:
+                out[env_var] = value
+    if len(missing) == 1:
+        raise ConfigError(f"environment variable {missing[0][0]} is not set (it holds the {missing[0][1]})")
+    if missing:
+        raise ConfigError(f"{len(missing)} environment variables are not set: "
+                          + "; ".join(f"{var} (it holds the {purpose})" for var, purpose in missing))
     return out
 
 
@@ -309,10 +319,19 @@ def plain_http_consent(profile: Profile) -> list[str]:
 
 
 
+def private_files(config: pytest.Config) -> None:
+    """What the run writes holds its traffic: private to the user whatever the umask (the
+    run's workers and mocks inherit it), and the umask as it was when the run ends."""
+    umask = os.umask(0o077)
+    config.add_cleanup(lambda: os.umask(umask))
+
+
 def make_report_dir(report_dir: Path) -> None:
-    """The report directory, writable; exit 2 with a message otherwise."""
+    """The report directory, writable and private to the user (it holds the run's traffic);
+    exit 2 with a message otherwise."""
     try:
-        report_dir.mkdir(parents=True, exist_ok=True)
+        report_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        report_dir.chmod(0o700)
         probe_file = report_dir / ".writable"
         probe_file.write_text("")
         probe_file.unlink()

@@ -8,6 +8,7 @@ missing, the run still has its allure-results, junit.xml and summary.json.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -45,6 +46,15 @@ export default settings;
 """
 GATE_FILE = "quality-gate.json"  # the gate's results, beside summary.json
 _RENDER_SCRIPT = Path(__file__).with_name("allure_render.mjs")
+
+
+# All the renderer needs of the environment: the profile's secrets live in the run's
+# environment (API keys, client secrets, a private key), and Node has no use for them.
+_RENDERER_ENVIRONMENT = ("PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TZ", "SYSTEMROOT")
+
+
+def renderer_environment() -> dict[str, str]:
+    return {name: os.environ[name] for name in _RENDERER_ENVIRONMENT if name in os.environ}
 
 
 def render_allure_html(report_dir: Path, *, timeout_s: float = 120.0) -> Path | None:
@@ -85,7 +95,8 @@ def render_allure_html(report_dir: Path, *, timeout_s: float = 120.0) -> Path | 
     for attempt in ("with history", "without history"):
         config.write_text(f"const settings = {json.dumps(settings, indent=2)};\n{QUALITY_GATE_JS}", encoding="utf-8")
         try:
-            subprocess.run(command, check=True, capture_output=True, timeout=timeout_s, cwd=report_dir)
+            subprocess.run(command, check=True, capture_output=True, timeout=timeout_s, cwd=report_dir,
+                           env=renderer_environment())
             break
         except subprocess.CalledProcessError:
             if attempt == "without history" or not history.is_file():
