@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 MODES = (
     "ok", "hang", "drip", "reset", "huge-body", "many-headers", "long-header", "gzip-bomb", "bad-gzip",
     "malformed-json", "wrong-type", "redirect-loop", "redirect-foreign", "bad-utf8", "short-body", "http09",
-    "status999", "flood-1xx", "xml-bomb", "xml-external",
+    "status999", "flood-1xx", "xml-bomb", "xml-external", "deep-json",
 )
 HUGE_BODY = 60 * 1024 * 1024
 BOMB_DECODED = 1024 * 1024 * 1024
@@ -169,6 +169,9 @@ class MisbehavingServer:
             return True
         if mode == "malformed-json":
             await _send(w, 200, [("Content-Type", "application/hal+json")], b'{"_links": {"self": ')
+            return True
+        if mode == "deep-json":  # JSON nested 5000 levels deep, labelled as text (by shape, not label)
+            await _send(w, 200, [("Content-Type", "text/plain")], b'{"a":' * 5000 + b"1" + b"}" * 5000)
             return True
         if mode == "wrong-type":
             await _send(w, 200, [("Content-Type", "text/html")], b"<html><body>hello</body></html>")

@@ -50,6 +50,7 @@ VIOLATIONS = {
     "http09": ("protocol", "no valid HTTP status line"),
     "flood-1xx": ("no_answer", "no response within 3 s"),
     "reset": ("reset", "before a response"),
+    "deep-json": ("nesting", "JSON nested deeper than 100 levels"),
 }
 
 
