@@ -44,6 +44,9 @@ base_url = "https://<host>/lvbag/individuelebevragingen/v2"   # the API's {{base
 # restricted_paths = {list(MOCK_RESTRICTED_PATHS)!r}   # what the restricted key has no rights for (absent: those checks do not apply)
 # verify_samples = true               # a run first checks every sample against its contract (false: an example server)
 # maintenance_url = "https://maintenance.example/lvbag/individuelebevragingen/v2"   # answers as during maintenance (the 503 checks)
+# ca_file = "<ca.pem>"                 # the CA that issued its https certificate, when not a public one
+# pinned_keys = ["sha256//<base64 of its key's SHA-256>"]   # its TLS key must be one of these
+# allow_plain_http = false            # true: the key may go over plain http to a host that is not this machine
 
 [services.address.secrets]            # environment variable names, never values
 api_key = "{p}_API_KEY"
@@ -72,6 +75,8 @@ api_key = "{p}_API_KEY"
 # redirect_uri = "http://127.0.0.1:8765/callback"   # registered for both code clients
 # consent_scope = "<a second scope of the confidential client>"   # consent for it is asked anew (revoke consents first)
 # timeout_s = 10
+# ca_file = "<ca.pem>"; pinned_keys = ["sha256//<base64>"]   # trust, as for the address API (all its URLs)
+# allow_plain_http = false                          # true: secrets and tokens may go over plain http to another host
 #
 # [services.auth.clients]                           # client ids, as registered
 # confidential = "<id>"
@@ -113,6 +118,8 @@ api_key = "{p}_API_KEY"
 # wsdl = "<its WSDL file>"                          # without it the WSDL checks do not apply
 # timeout_s = 10
 # response_time_s = 10
+# pinned_keys = ["sha256//<base64>"]                # its TLS key must be one of these (its CA: auth.ca_file)
+# allow_plain_http = false                          # true: credentials may go over plain http to another host
 #
 # [services.soap.auth]
 # kind = "none"                                     # none | basic | client_certificate
