@@ -43,13 +43,17 @@ def run_and_report(pytest_args: list[str], report_dir: Path, *, html: bool, traf
 
 def map_pytest_exit(code: int, summary: Path) -> int:
     """The run's verdict when it wrote one (its codes overlap pytest's: 4 is "could not
-    judge" here, a usage error there); else pytest's: 2 interrupted, 3 internal error,
-    4 usage error and 5 no tests collected are usage errors (2)."""
+    judge" here, a usage error there); else pytest's: 2 interrupted, 4 usage error and 5 no
+    tests collected are usage errors (2), and 3, pytest's internal error, is "could not
+    judge" (4): a harness fault, never "unreachable" (an unreachable environment writes
+    its summary.json saying so)."""
     if code not in (2, 3) and summary.is_file():
         try:
             return int(json.loads(summary.read_text(encoding="utf-8"))["exit_code"])
         except (OSError, ValueError, KeyError, TypeError):
             pass
+    if code == 3 and not summary.is_file():
+        return int(ExitCode.COULD_NOT_JUDGE)
     if code in (4, 5):
         return int(ExitCode.USAGE)
     return code

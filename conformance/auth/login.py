@@ -16,10 +16,16 @@ A driver never judges the server: it reports what came back (`AuthorizationResul
 checks decide. When the server serves something a driver cannot walk, it raises
 `LoginError`, whose message names what was served (status, media type, page title) and
 never a secret.
+
+A page is untrusted input: the form driver reads one of at most MAX_LOGIN_PAGE_BYTES within
+LOGIN_PAGE_BUDGET_S seconds (`PageUnreadable` otherwise), because the standard library's
+parser needs time quadratic in the size of some malformed markup (a megabyte of unclosed
+`<a ` took hours) and cannot be interrupted from outside.
 """
 
 from __future__ import annotations
 
+import codecs
 import http.server
 import ipaddress
 import math
@@ -30,6 +36,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from html import unescape
 from html.parser import HTMLParser
 from typing import Any, Protocol, TextIO
 from urllib.parse import parse_qsl, urljoin, urlsplit, urlunsplit
@@ -49,6 +56,15 @@ _TEXT_INPUT_TYPES = frozenset({"text", "email"})
 _LOOPBACK_NAMES = frozenset({"localhost"})
 _RESULT_KEYS = ("code", "state", "error", "error_description")
 LOGIN_SETTINGS_KEY = "services.auth.login"
+# A login or consent page is a few kilobytes (the mock's are under 2 KiB; a vendor's with
+# inline styles and scripts some tens): a page larger than this is not read.
+MAX_LOGIN_PAGE_BYTES = 1024 * 1024
+# Reading one page: a page of the maximum size made of ordinary markup takes 1 to 2 s
+# (350,000 tags; measured on a shared 2-core machine), a real login page milliseconds.
+LOGIN_PAGE_BUDGET_S = 5.0
+# The parser is fed this much at a time; the time budget is checked between pieces.
+_FEED_CHARS = 16 * 1024
+_NOT_PAGE_ENCODINGS = frozenset({"punycode", "idna", "unicode-escape", "raw-unicode-escape"})
 
 
 class LoginError(HarnessError):
@@ -60,6 +76,21 @@ class CredentialsRefused(LoginError):
     """The login form came back after the credentials were sent: the user could not log in
     (wrong username or password, a lost session cookie). Nothing about the authorization
     request itself can be read from that, so a negative check that meets it is blocked."""
+
+
+class PageUnreadable(CredentialsRefused):
+    """A 200 HTML page on the way that the driver does not read: larger than
+    MAX_LOGIN_PAGE_BYTES, or not read within the page time budget. Like refused credentials
+    it says nothing about the authorization request (it may be the login form as well as
+    an error page), so it derives from CredentialsRefused: a negative check that meets it
+    is blocked (conformance/checks/auth/control.py, suites/auth/test_code_flow.py), never
+    passed as "an error page".
+
+    Blocked, not failed: no rule of the seed limits the size of the server's login pages or
+    how its markup is written; the limits are the harness's own, so a page beyond them is a
+    precondition the run could not meet (`blocked: a login through the profile's login
+    driver: login: ...`, conformance/run_outcomes.py login_blocked), not a finding against
+    the server."""
 
 
 @dataclass
@@ -176,20 +207,77 @@ class Form:
 
 
 class _FormParser(HTMLParser):
-    """Collects forms, their controls in document order, the title and `<base href>`."""
+    """Collects forms, their controls in document order, the title and `<base href>`.
+
+    Text (the title, a button's or textarea's, an option's) is collected in lists and joined
+    once: `+=` on an attribute copies the whole string each time, quadratic when a page
+    splits a long title into a hundred thousand pieces."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.forms: list[Form] = []
-        self.title = ""
         self.base_href: str | None = None
+        self._title: list[str] = []
         self._form: Form | None = None
         self._text_of: Control | None = None  # a button or textarea collecting its text
+        self._text: list[str] = []  # ... its text so far
         self._select: Control | None = None
         self._option: dict[str, Any] | None = None
         self._select_seen = False  # the select has had an option (its default value)
         self._select_chosen = False  # the select has had a `selected` option
         self._in_title = False
+
+    @property
+    def title(self) -> str:
+        return "".join(self._title)
+
+    def read(self, text: str, deadline: float, budget_s: float) -> None:
+        """Parses `text` as the whole page, giving up (PageUnreadable) once `deadline`
+        (time.monotonic) has passed. The text is fed in pieces and the time is checked
+        between them. A construct that has not ended yet (a tag without its `>`) makes the
+        parser keep everything after it and search it again at each piece: once it is
+        longer than a piece, the rest of the page goes in at once, so that search is made
+        once (parsing is linear in the page until a construct that never ends). At the end,
+        `close()` would treat each construct that never ends (an `<a ` or `<!--` without
+        its `>`) as text up to the next `>` or `<` and go on, each time searching the rest
+        of the page: quadratic, in one call (hours for a megabyte of `<a `). The same is
+        done here one construct at a time, with the time checked in between."""
+        start = 0
+        while start < len(text):
+            _within(deadline, budget_s)
+            piece = len(text) if len(self.rawdata) > _FEED_CHARS else _FEED_CHARS
+            self.feed(text[start:start + piece])
+            start += piece
+        while len(self.rawdata) > 1 and self.rawdata.startswith("<") and not self.cdata_elem:
+            _within(deadline, budget_s)
+            self._unterminated_as_text()
+            self.feed("")
+        _within(deadline, budget_s)
+        self.close()
+        self._end_text()
+
+    def _unterminated_as_text(self) -> None:
+        """What HTMLParser.goahead(end=True) does with a construct that does not end: text up
+        to and with the next `>`, else up to the next `<`, else its `<` alone."""
+        rawdata = self.rawdata
+        end = rawdata.find(">", 1)
+        if end < 0:
+            end = rawdata.find("<", 1)
+            if end < 0:
+                end = 1
+        else:
+            end += 1
+        self.handle_data(unescape(rawdata[:end]))
+        self.updatepos(0, end)
+        self.rawdata = rawdata[end:]
+
+    def parse_marked_section(self, i: int, report: int = 1) -> int:
+        """`<![foo[` with a keyword the standard library does not know raises AssertionError
+        there; HTML reads it as a bogus comment (up to the next `>`)."""
+        try:
+            return super().parse_marked_section(i, report)
+        except AssertionError:
+            return self.parse_bogus_comment(i)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = {k.lower(): (v if v is not None else "") for k, v in attrs}
@@ -217,18 +305,18 @@ class _FormParser(HTMLParser):
             control = Control("button", a.get("type", "submit").lower() or "submit", value=a.get("value", ""),
                               **common)
             self._form.controls.append(control)
-            self._text_of = control
+            self._start_text(control)
         elif tag == "textarea":
             control = Control("textarea", "textarea", value="", **common)
             self._form.controls.append(control)
-            self._text_of = control
+            self._start_text(control)
         elif tag == "select":
             self._select = Control("select", "select", value="", **common)
             self._select_seen = self._select_chosen = False
             self._form.controls.append(self._select)
         elif tag == "option" and self._select is not None:
             self._close_option()
-            self._option = {"value": a.get("value"), "text": "", "selected": "selected" in a}
+            self._option = {"value": a.get("value"), "text": [], "selected": "selected" in a}
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "title":
@@ -236,7 +324,7 @@ class _FormParser(HTMLParser):
         elif tag == "form":
             self._form = None
         elif tag in ("button", "textarea"):
-            self._text_of = None
+            self._end_text()
         elif tag == "option":
             self._close_option()
         elif tag == "select":
@@ -245,18 +333,27 @@ class _FormParser(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         if self._in_title:
-            self.title += data
+            self._title.append(data)
         if self._text_of is not None:
-            self._text_of.text += data
+            self._text.append(data)
         if self._option is not None:
-            self._option["text"] += data
+            self._option["text"].append(data)
+
+    def _start_text(self, control: Control) -> None:
+        self._end_text()
+        self._text_of, self._text = control, []
+
+    def _end_text(self) -> None:
+        if self._text_of is not None:
+            self._text_of.text += "".join(self._text)
+        self._text_of, self._text = None, []
 
     def _close_option(self) -> None:
         """A select submits its selected option, or its first when none is selected."""
         option, self._option = self._option, None
         if option is None or self._select is None:
             return
-        value = option["value"] if option["value"] is not None else " ".join(option["text"].split())
+        value = option["value"] if option["value"] is not None else " ".join("".join(option["text"]).split())
         if option["selected"] and not self._select_chosen:
             self._select.value, self._select_chosen = value, True
         elif not self._select_seen:
@@ -273,21 +370,41 @@ class Page:
     title: str
 
     @classmethod
-    def parse(cls, raw: Exchange) -> Page:
+    def parse(cls, raw: Exchange, *, budget_s: float = LOGIN_PAGE_BUDGET_S) -> Page:
+        """The page's forms and title; PageUnreadable when it is larger than
+        MAX_LOGIN_PAGE_BYTES or not read within `budget_s` seconds. The message says the
+        size or the time, never the page's content."""
+        deadline = time.monotonic() + budget_s
+        if raw.truncated or len(raw.body) > MAX_LOGIN_PAGE_BYTES:
+            size = f"more than {len(raw.body)}" if raw.truncated else f"{len(raw.body)}"
+            raise PageUnreadable(f"the page is {size} bytes, over the {_mib(MAX_LOGIN_PAGE_BYTES)} cap of a login page")
         parser = _FormParser()
-        parser.feed(raw.body.decode(_charset(raw), "replace"))
-        parser.close()
+        parser.read(raw.body.decode(_charset(raw), "replace"), deadline, budget_s)
         base = urljoin(raw.url, parser.base_href) if parser.base_href else raw.url
         return cls(url=base, forms=parser.forms, title=" ".join(parser.title.split())[:80])
 
 
+def _within(deadline: float, budget_s: float) -> None:
+    if time.monotonic() > deadline:
+        raise PageUnreadable(f"the login page took longer than {budget_s:g} s to read")
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1024 * 1024):g} MiB"
+
+
 def _charset(raw: Exchange) -> str:
+    """The page's charset when Python has it as a text encoding for pages, else UTF-8. Not
+    the codecs that are no page encoding: punycode decodes in quadratic time (a megabyte
+    would take most of a minute, in one call), idna and the escape codecs are for names
+    and source code."""
     content_type = raw.response_headers.get("content-type") or ""
     match = re.search(r"charset\s*=\s*\"?([\w.:-]+)", content_type, re.I)
     if match:
         try:
             "".encode(match.group(1))
-            return match.group(1)
+            if codecs.lookup(match.group(1)).name not in _NOT_PAGE_ENCODINGS:
+                return match.group(1)
         except LookupError:
             pass
     return "utf-8"
@@ -391,12 +508,25 @@ def _served(redacted: Exchange, page: Page | None = None) -> str:
     return f"{redacted.status} {media}{title} at {redacted.summary().split(' -> ')[0]}"
 
 
-def _html_page(raw: Exchange, redacted: Exchange) -> Page:
+def _html_page(raw: Exchange, redacted: Exchange, budget_s: float = LOGIN_PAGE_BUDGET_S) -> Page:
     """A 200 HTML page to read forms from; anything else ends the login."""
     if raw.status != 200 or raw.media_type not in _HTML_MEDIA_TYPES:
-        page = Page.parse(raw) if raw.media_type in _HTML_MEDIA_TYPES else None
-        raise LoginError(f"the login cannot go on: the server answered {_served(redacted, page)}")
-    return Page.parse(raw)
+        raise LoginError(f"the login cannot go on: the server answered {_served(redacted, _titled(raw))}")
+    try:
+        return Page.parse(raw, budget_s=budget_s)
+    except PageUnreadable as exc:
+        raise PageUnreadable(f"{exc}: {_served(redacted)}") from None
+
+
+def _titled(raw: Exchange) -> Page | None:
+    """An HTML page read for its title only (for a LoginError's message): none when it is
+    not HTML or cannot be read within the limits."""
+    if raw.media_type not in _HTML_MEDIA_TYPES:
+        return None
+    try:
+        return Page.parse(raw)
+    except PageUnreadable:
+        return None
 
 
 # --- the drivers -----------------------------------------------------------------------------------
@@ -412,13 +542,16 @@ class FormLoginDriver:
         password_field: str | None = None,
         approve_pattern: str = DEFAULT_APPROVE_PATTERN,
         max_steps: int = 12,
+        page_budget_s: float = LOGIN_PAGE_BUDGET_S,
     ) -> None:
+        """`page_budget_s`: the time reading one page may take (PageUnreadable after it)."""
         self._username = username
         self._password = password
         self._username_field = username_field
         self._password_field = password_field
         self._approve = re.compile(approve_pattern, re.I)
         self._max_steps = max_steps
+        self._page_budget_s = page_budget_s
 
     def __repr__(self) -> str:  # never the credentials
         return f"FormLoginDriver(username_field={self._username_field!r}, password_field={self._password_field!r})"
@@ -435,7 +568,7 @@ class FormLoginDriver:
                     return walk.finish(followed, raw.status)
                 redacted, raw = followed
                 continue
-            page = _html_page(raw, redacted)
+            page = _html_page(raw, redacted, self._page_budget_s)
             step = self._step(page, redacted)
             if step.kind == "login form":
                 if credentials_sent:
@@ -586,7 +719,7 @@ class ImmediateDriver:
             if isinstance(followed, str):
                 return walk.finish(followed, raw.status)
             redacted, raw = followed
-        page = Page.parse(raw) if raw.media_type in _HTML_MEDIA_TYPES else None
+        page = _titled(raw)
         raise LoginError(
             "the immediate login driver expects only redirects (a logged-in session that has consented), "
             f"but the server answered {_served(redacted, page)}"

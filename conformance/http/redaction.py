@@ -76,7 +76,8 @@ _LEARN_MAX = 1024 * 1024
 class Redactor:
     def __init__(self, secrets: Iterable[str] = (), *, extra_headers: Iterable[str] = ()) -> None:
         self._secrets: set[str] = set()
-        self._forms: tuple[str, ...] = ()  # every secret as written, percent-encoded and form-encoded
+        self._sorted_forms: tuple[str, ...] = ()
+        self._new_forms: set[str] = set()
         self._headers = SECRET_HEADERS | {h.lower() for h in extra_headers}
         for value in secrets:
             self.add_secret(value)
@@ -85,9 +86,17 @@ class Redactor:
         # Very short values would mask innocent text; real secrets are long.
         if value and len(value) >= 6 and value not in self._secrets:
             self._secrets.add(value)
-            # Longest first, so a secret inside another never leaves part of the longer one.
-            forms = set(self._forms) | {value, quote(value, safe=""), quote_plus(value)}
-            self._forms = tuple(sorted(forms, key=len, reverse=True))
+            self._new_forms.update((value, quote(value, safe=""), quote_plus(value)))
+
+    @property
+    def _forms(self) -> tuple[str, ...]:
+        """Every secret as written, percent-encoded and form-encoded, longest first (so a
+        secret inside another never leaves part of the longer one); sorted once per batch of
+        new secrets, not on every one (a capture with thousands of tokens)."""
+        if self._new_forms:
+            self._sorted_forms = tuple(sorted({*self._sorted_forms, *self._new_forms}, key=len, reverse=True))
+            self._new_forms = set()
+        return self._sorted_forms
 
     def add_header(self, name: str) -> None:
         self._headers = self._headers | {name.lower()}

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from conformance.http.exchange import Exchange
+from conformance.http.exchange import Exchange, parse_json
 from conformance.http.redaction import MASK
 
 TOKEN_PATH = "/auth/oauth/v2/token"
@@ -50,9 +49,12 @@ def s256(verifier: str) -> str:
 
 
 def _jwt_part(token: str, index: int) -> dict[str, Any] | None:
+    """A JWT's header or claims; None when it is not a JSON object. Read with parse_json,
+    bounded in size and depth: a captured assertion is untrusted input (json.loads of one
+    nested 5,000 deep raised RecursionError here, out of `conformance traffic`)."""
     try:
         part = token.split(".")[index]
-        data = json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+        data = parse_json(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
     except (IndexError, ValueError):
         return None
     return data if isinstance(data, dict) else None

@@ -1,11 +1,13 @@
 """HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/): what browsers, Postman,
 mitmproxy, Playwright and Charles export, read into Exchanges, and written from them.
 
-A HAR file is untrusted input: it is read within a size cap, parsed as plain JSON (no
-NaN/Infinity constants), and every entry is checked for the members it needs; a file that
-is not a HAR, or an entry that is broken, is a ConfigError naming the file and the entry,
-never a traceback. Bodies stay bytes as the capture holds them (`content.encoding:
-base64` is undone); a body over the cap is cut and marked `truncated`.
+A HAR file is untrusted input: it is read within a size cap (refused before it is read),
+an entry cap and a time budget, parsed as plain JSON (no NaN/Infinity constants), and
+every entry is checked for the members it needs; a file that is not a HAR, nests too
+deep, is too large or too slow to read, or an entry that is broken, is a ConfigError
+naming the file (and the entry), never a traceback. Bodies stay bytes as the capture
+holds them (`content.encoding: base64` is undone); a body over the cap is cut and marked
+`truncated`.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Iterable
+import sys
+import time
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -21,39 +25,100 @@ from typing import Any
 from conformance.errors import ConfigError
 from conformance.http.exchange import MAX_BODY, Exchange, Headers
 
-MAX_HAR_BYTES = 256 * 1024 * 1024
+# The size cap bounds the memory the parse takes. Parsed JSON takes up to about 27 times
+# its size (measured: 64 MiB of `[{"a":1},...]` peaked at 1.7 GiB; of empty objects or
+# arrays at 1.6 GiB; of 900,000 minimal entries, converted, at 1.3 GiB), so at 48 MiB the
+# worst a file can make the process take is about 1.3 GiB (measured: read_har 1.29 GiB and
+# the whole `conformance traffic` 1.35 GiB for 48 MiB of one-member objects; 0.17 GiB and
+# 0.30 GiB for 48 MiB of a run's own traffic.har, 6,400 entries).
+# A run's traffic.har is a few MiB per thousand exchanges (3.7 MiB for the 493 of the
+# address suite's general checks against the mock).
+MAX_HAR_BYTES = 48 * 1024 * 1024
+# Each entry becomes an Exchange that stays in memory for the whole run, and its secrets
+# are learned by the Redactor: far more than any run or capture holds (a full run: ~3,000).
+MAX_HAR_ENTRIES = 50_000
+# Reading, converting and (load_traffic) redacting and sorting the entries of one file: a
+# run's traffic.har of 48 MiB takes about 5 s.
+HAR_BUDGET_S = 60.0
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"non-standard JSON constant {name}")
 
 
-def read_har(path: str | Path) -> list[Exchange]:
+def read_har(path: str | Path, *, budget_s: float = HAR_BUDGET_S) -> list[Exchange]:
     """Every entry of the HAR file, in its order."""
+    return list(iter_har(path, budget_s=budget_s))
+
+
+def iter_har(path: str | Path, *, budget_s: float = HAR_BUDGET_S) -> Iterator[Exchange]:
+    """Every entry of the HAR file, in its order, one at a time: each entry's parsed JSON is
+    let go once its Exchange is made. The time budget runs from the first entry asked for to
+    the last one handed over, so it covers what the caller does with each (load_traffic:
+    redacting and sorting); past it, a ConfigError names the file and the budget."""
     path = Path(path)
+    deadline = time.monotonic() + budget_s
+    entries = _entries(path)
+    total = len(entries)
+    entries.reverse()  # taken from the end: the parsed entries already converted are freed
+    for index in range(total):
+        if time.monotonic() > deadline:
+            raise ConfigError(f"{path}: reading the HAR file took longer than {budget_s:g} s "
+                              f"(stopped at log.entries[{index}] of {total})")
+        entry = entries.pop()
+        try:
+            exchange = _exchange(entry)
+        except (KeyError, TypeError, ValueError, AttributeError, binascii.Error) as exc:
+            raise ConfigError(f"{path}: log.entries[{index}] is not a HAR entry ({type(exc).__name__}: {exc})") from None
+        del entry
+        yield exchange
+
+
+def _entries(path: Path) -> list[Any]:
+    """The parsed log.entries of the file, within the size, depth and entry caps."""
     try:
         size = path.stat().st_size
-        if size > MAX_HAR_BYTES:
-            raise ConfigError(f"{path}: {size} bytes, over the {MAX_HAR_BYTES} a HAR file may have here")
-        data = json.loads(path.read_bytes(), parse_constant=_reject_constant)
+        if size > MAX_HAR_BYTES:  # refused before it is read
+            raise ConfigError(_too_large(path, size))
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_HAR_BYTES + 1)  # the file may have grown since stat
     except OSError as exc:
         raise ConfigError(f"cannot read the HAR file {path}: {exc.strerror or exc}") from None
-    except (ValueError, UnicodeDecodeError) as exc:
+    if len(raw) > MAX_HAR_BYTES:
+        raise ConfigError(_too_large(path, len(raw)))
+    try:
+        text = raw.decode(json.detect_encoding(raw), "surrogatepass")
+        del raw  # the bytes are not kept while the text is parsed
+        data = json.loads(text, parse_constant=_reject_constant)
+    except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         raise ConfigError(f"{path} is not a HAR file (not JSON: {exc})") from None
+    except RecursionError:
+        raise ConfigError(f"{path} is not a HAR file (JSON nested deeper than the reader's limit of "
+                          f"{sys.getrecursionlimit()} levels; a HAR nests about six)") from None
     entries = data.get("log", {}).get("entries") if isinstance(data, dict) and isinstance(data.get("log"), dict) else None
     if not isinstance(entries, list):
         raise ConfigError(f"{path} is not a HAR file (no log.entries)")
-    out = []
-    for index, entry in enumerate(entries):
-        try:
-            out.append(_exchange(entry))
-        except (KeyError, TypeError, ValueError, binascii.Error) as exc:
-            raise ConfigError(f"{path}: log.entries[{index}] is not a HAR entry ({type(exc).__name__}: {exc})") from None
-    return out
+    if len(entries) > MAX_HAR_ENTRIES:
+        raise ConfigError(f"{path}: {len(entries)} entries, over the {MAX_HAR_ENTRIES} a HAR file may have here "
+                          "(split the capture)")
+    return entries
+
+
+def _too_large(path: Path, size: int) -> str:
+    return (f"{path}: {size} bytes, over the {MAX_HAR_BYTES} ({MAX_HAR_BYTES // (1024 * 1024)} MiB) a HAR file "
+            "may have here (split the capture)")
+
+
+def _string(value: Any) -> str:
+    """A member the HAR says is a string; a number is taken as written. An object or array
+    is refused (str() of one nested deep enough recurses until it fails)."""
+    if isinstance(value, dict | list):
+        raise TypeError(f"a JSON {'object' if isinstance(value, dict) else 'array'} where a string belongs")
+    return str(value)
 
 
 def _headers(items: Any) -> Headers:
-    return Headers([(str(h["name"]), str(h["value"])) for h in items or []])
+    return Headers([(_string(h["name"]), _string(h["value"])) for h in items or []])
 
 
 def _bytes(text: Any, encoding: Any) -> tuple[bytes, bool]:
@@ -70,8 +135,8 @@ def _exchange(entry: dict[str, Any]) -> Exchange:
     content = response.get("content") or {}
     body, truncated = _bytes(content.get("text"), content.get("encoding"))
     return Exchange(
-        method=str(request["method"]).upper(),
-        url=str(request["url"]),
+        method=_string(request["method"]).upper(),
+        url=_string(request["url"]),
         request_headers=_headers(request.get("headers")),
         request_body=request_body,
         status=int(response["status"]),
@@ -79,7 +144,7 @@ def _exchange(entry: dict[str, Any]) -> Exchange:
         body=body,
         truncated=truncated,
         elapsed_ms=float(entry.get("time") or 0.0),
-        notes={"startedDateTime": str(entry.get("startedDateTime", ""))},
+        notes={"startedDateTime": _string(entry.get("startedDateTime", ""))},
     )
 
 

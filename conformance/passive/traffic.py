@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from conformance.errors import ConfigError
 from conformance.http.exchange import Exchange
 from conformance.http.redaction import Redactor
 from conformance.openapi.operations import operation_of_request
 from conformance.passive.auth_facts import AuthExchange, classify
-from conformance.passive.har import read_har
+from conformance.passive.har import HAR_BUDGET_S, iter_har
 from conformance.profiles import Profile
 
 
@@ -78,13 +79,22 @@ def _address_relative(ex: Exchange, base_url: str | None) -> str | None:
     return None
 
 
-def load_traffic(files: list[str], profile: Profile, redactor: Redactor) -> Traffic:
+def load_traffic(files: list[str], profile: Profile, redactor: Redactor, *,
+                 budget_s: float = HAR_BUDGET_S) -> Traffic:
     """Every exchange of the HAR files, redacted (whatever the capture held, nothing secret
-    reaches a report), sorted by service."""
+    reaches a report), sorted by service. Each file is read, redacted and sorted within
+    `budget_s` seconds (conformance/passive/har.py iter_har); a ConfigError says which
+    file and entry could not be."""
     traffic = Traffic(files=[str(Path(f)) for f in files])
     for file in files:
-        for raw in read_har(file):
-            sort_into(traffic, raw, profile, redactor)
+        for index, raw in enumerate(iter_har(file, budget_s=budget_s)):
+            try:
+                sort_into(traffic, raw, profile, redactor)
+            except RecursionError:
+                # A body nested deeper than a reader of it can follow: the readers bound the
+                # depth they read (conformance/http/exchange.py parse_json); should one not,
+                # the file is refused naming the entry, rather than the run ending in a traceback.
+                raise ConfigError(f"{file}: log.entries[{index}] could not be read (a body nested too deep)") from None
     return traffic
 
 
