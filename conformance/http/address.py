@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from urllib.parse import parse_qsl
 
 import httpx
 
@@ -11,8 +12,10 @@ from conformance.errors import NotJudged
 from conformance.findings import Blocked
 from conformance.http.client import ApiClient, Pacer, Recorder, ServiceBounds
 from conformance.http.exchange import Exchange, from_schemathesis
+from conformance.http.intent import Intent, Switches
 from conformance.http.redaction import Redactor
 from conformance.http.schedule import Schedule
+from conformance.openapi.operations import operation_of_request
 from conformance.profiles import AddressService, Limits
 
 KEY_KINDS = ("valid", "restricted", "limited", "quota", "none", "invalid")
@@ -44,6 +47,9 @@ def sample_cause(name: str, value: str, path: str, ex: Exchange, what: str = "")
 _KEY_SECRET = {"valid": "api_key", "restricted": "restricted_api_key", "limited": "limited_api_key", "quota": "quota_api_key"}
 
 
+# The seed's rules for the client: (method, operation, query, headers, key=, restricted=) -> why refused, or None.
+Refusal = Callable[..., str | None]
+
 # Keys the rate-limit and quota checks exhaust on purpose: unpaced, 429s not waited out.
 FLOOD_KEYS = ("limited", "quota")
 
@@ -61,10 +67,15 @@ class AddressApi:
         recorder: Recorder,
         schedule: Schedule | None = None,
         bounds: ServiceBounds | None = None,
+        switches: Switches | None = None,
+        refusal: Refusal | None = None,
     ) -> None:
         """`schedule`: the run's shared schedule, so the profile's rate and budget hold for all
         xdist workers together (none: this process alone keeps them); `bounds`: the run's on
-        the service (in flight, breaker, stop: conformance/http/client.py ServiceBounds)."""
+        the service (in flight, breaker, stop: conformance/http/client.py ServiceBounds);
+        `switches`: the profile's safety switches; `refusal`: the seed's rules for the client
+        (conformance/checks/client/requests.py `refusal`), by which every request is read:
+        one that breaks them is designed to be refused (conformance/http/intent.py)."""
         self.service = service
         self.base_url = base_url.rstrip("/")
         self.samples = dict(samples)
@@ -78,6 +89,8 @@ class AddressApi:
         # The key goes only below the base URL (and the deployment's maintenance URL): a link
         # of an answer that points elsewhere is not followed (conformance/http/origins.py).
         self._home = [self.base_url, *(u for u in service.bases if u != service.base_url)]
+        self._refusal = refusal
+        classify = self._classify if refusal is not None else None
         self._client = ApiClient(
             self.base_url,
             redactor=redactor,
@@ -91,6 +104,8 @@ class AddressApi:
             on_exchange=self._judge_schema,
             home=self._home,
             trust=service.trust,
+            switches=switches,
+            classify=classify,
         )
         # The checks that provoke 429 on purpose (floods) use their own keys, unpaced and
         # never retried, while everything else stays paced.
@@ -105,11 +120,31 @@ class AddressApi:
             on_exchange=self._judge_schema,
             home=self._home,
             trust=service.trust,
+            switches=switches,
         )
+
+    def _classify(self, request: httpx.Request) -> str | None:
+        """Why this request is one the address API refuses by the seed's rules for the client."""
+        assert self._refusal is not None
+        url = str(request.url).split("?", 1)[0]
+        base = next((b for b in sorted(self._bases(), key=len, reverse=True) if url.startswith(b)), "")
+        relative = url[len(base):] or "/"
+        value = request.headers.get(self.service.api_key_header)
+        key = "none" if not value else next((kind for kind, secret in _KEY_SECRET.items()
+                                             if self._keys.get(secret) == value), "invalid")
+        restricted = any(relative == p or relative.startswith(p.rstrip("/") + "/") for p in self.restricted_paths)
+        query = parse_qsl(request.url.query.decode("ascii", "replace") if isinstance(request.url.query, bytes)
+                          else str(request.url.query), keep_blank_values=True)
+        return self._refusal(request.method, operation_of_request(relative), query, dict(request.headers),
+                             key=key, restricted=restricted)
+
+    def _bases(self) -> list[str]:
+        return [b.rstrip("/") for b in self._home]
 
     def add_base(self, url: str) -> None:
         """A base URL the harness itself started (a private local mock in maintenance) that
         the key may go to as well."""
+        self._home.append(url.rstrip("/"))
         for client in (self._client, self._flood_client):
             client.add_home(url)
 
@@ -189,8 +224,10 @@ class AddressApi:
                 raise NotJudged(f"no {_KEY_SECRET[key].replace('_', ' ')}",
                                 f"name the variable holding one in services.address.secrets.{_KEY_SECRET[key]}")
             merged[header] = value
-        client = self._flood_client if key in FLOOD_KEYS else self._client
-        return client.request(method, path, params=params, headers=merged, omit_headers=omit)
+        if key in FLOOD_KEYS:  # exceeding the limit is the point: safety.flood, never classified away
+            return self._flood_client.request(method, path, params=params, headers=merged, omit_headers=omit,
+                                              intent=Intent.FLOOD)
+        return self._client.request(method, path, params=params, headers=merged, omit_headers=omit)
 
     def auth_headers(self) -> dict[str, str]:
         """The valid key's header, for generated requests (schemathesis sends it itself)."""

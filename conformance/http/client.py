@@ -27,6 +27,7 @@ from conformance.http import limits as bounds
 from conformance.http import origins
 from conformance.http.concurrency import Slots
 from conformance.http.exchange import Exchange, Headers
+from conformance.http.intent import NOTE, WHY, Intent, Switches
 from conformance.http.limits import DEFAULT_LIMITS, HttpViolation, Limits
 from conformance.http.redaction import Redactor
 from conformance.http.schedule import BudgetSpent, Schedule
@@ -233,6 +234,8 @@ class ApiClient:
         stateless: bool = False,
         home: Sequence[str] | None = None,
         trust: Trust | None = None,
+        switches: Switches | None = None,
+        classify: Callable[[httpx.Request], str | None] | None = None,
     ) -> None:
         """`auth`: HTTP basic (username, password); `cert`: a TLS client certificate
         (certificate file, key file); `verify`: a CA bundle file for https, or a bool;
@@ -245,7 +248,10 @@ class ApiClient:
         (no User-Agent, Accept or Connection) but the codings it can undo; `home`: the base
         URLs requests may go to (default: `base_url`; empty: anywhere, for a login walk that
         attaches no credential of its own); `trust`: the service's CA file, pinned keys and
-        consent to plain http (conformance/http/origins.py), from its profile section."""
+        consent to plain http (conformance/http/origins.py), from its profile section;
+        `switches`: the profile's safety switches, enforced on every request
+        (conformance/http/intent.py); `classify`: why a request is designed to be refused by
+        the service's rules for its clients, or None (every request is read by it)."""
         self._retry = retry_rate_limited
         self._on_exchange = on_exchange
         self.base_url = base_url.rstrip("/")
@@ -261,6 +267,8 @@ class ApiClient:
         self._trust = trust
         self._plain_http_key = None if trust.allow_plain_http else trust.key
         self._has_cert = cert is not None
+        self._switches = switches or Switches()
+        self._classify = classify
         if trust.ca_file and verify is True:
             verify = trust.ca_file
         self._http = httpx.Client(
@@ -310,9 +318,10 @@ class ApiClient:
         headers: Mapping[str, str] | None = None,
         content: bytes | None = None,
         omit_headers: Sequence[str] = (),
+        intent: Intent | None = None,
     ) -> Exchange:
         return self.request_revealing(
-            method, path, params=params, headers=headers, content=content, omit_headers=omit_headers
+            method, path, params=params, headers=headers, content=content, omit_headers=omit_headers, intent=intent
         )[0]
 
     def request_revealing(
@@ -324,17 +333,23 @@ class ApiClient:
         headers: Mapping[str, str] | None = None,
         content: bytes | None = None,
         omit_headers: Sequence[str] = (),
+        intent: Intent | None = None,
     ) -> tuple[Exchange, Exchange]:
         """(redacted, raw). Only token flows use the raw exchange, to read the codes and
         tokens they must send on; checks and reports only ever see the redacted one. The
-        redactor learns every secret of the raw exchange before it is recorded."""
+        redactor learns every secret of the raw exchange before it is recorded. `intent`: what
+        the caller sends (a flood, fuzzing); otherwise the client's classifier decides between
+        valid and designed to be refused (conformance/http/intent.py)."""
         request = self._http.build_request(method, self.url_for(path), params=params, headers=headers,
                                            content=content)
         for name in omit_headers:
             request.headers.pop(name, None)
         self._admit(request)
+        why = self._classify(request) if self._classify is not None and intent in (None, Intent.VALID) else None
+        intent = Intent.REFUSED if why else (intent or Intent.VALID)
+        self._switches.admit(intent, why)  # a request the profile forbids does not leave: not judged
         for _attempt in range(RATE_LIMIT_RETRIES):
-            redacted, raw = self._send_once(request)
+            redacted, raw = self._send_once(request, intent, why)
             if raw.status != 429 or not self._retry:
                 return redacted, raw
             asked = retry_after_s(raw.response_headers.get("retry-after"))
@@ -362,12 +377,15 @@ class ApiClient:
         body = request.content or b""
         return bool(body) and self._redactor.body(body, request.headers.get("content-type")) != body
 
-    def _send_once(self, request: httpx.Request) -> tuple[Exchange, Exchange]:
+    def _send_once(self, request: httpx.Request, intent: Intent = Intent.VALID,
+                   why: str | None = None) -> tuple[Exchange, Exchange]:
         with self._pacer.slot():
             self._pacer.acquire()
-            return self._send_in_slot(request)
+            return self._send_in_slot(request, intent, why)
 
-    def _send_in_slot(self, request: httpx.Request) -> tuple[Exchange, Exchange]:
+    def _send_in_slot(self, request: httpx.Request, intent: Intent = Intent.VALID,
+                      why: str | None = None) -> tuple[Exchange, Exchange]:
+        notes = {} if intent is Intent.VALID else {NOTE: str(intent), **({WHY: why} if why else {})}
         started = time.monotonic()
         origin = _origin(request.url)
         response: httpx.Response | None = None
@@ -385,7 +403,7 @@ class ApiClient:
                 finally:
                     response.close()
             except HttpViolation as violation:
-                self._record_violation(request, response, started, violation, body)
+                self._record_violation(request, response, started, violation, body, notes)
                 self._violated(violation)
                 raise
             except httpx.HTTPError as exc:
@@ -393,7 +411,7 @@ class ApiClient:
                 violation = bounds.violation_of(exc, answered=response is not None, within=within, origin=origin)
                 if violation is None:
                     raise UnreachableError(f"{origin} is unreachable: {type(exc).__name__}: {exc}") from None
-                self._record_violation(request, response, started, violation)
+                self._record_violation(request, response, started, violation, notes=notes)
                 self._violated(violation)
                 raise violation from None
         self._pacer.ended(None)
@@ -409,6 +427,7 @@ class ApiClient:
             response_headers=Headers(list(response.headers.multi_items())),
             body=body,
             elapsed_ms=(time.monotonic() - started) * 1000,
+            notes=notes,
         )
         return self.record(raw), raw
 
@@ -421,7 +440,7 @@ class ApiClient:
         self._pacer.ended(violation)
 
     def _record_violation(self, request: httpx.Request, response: httpx.Response | None, started: float,
-                          violation: HttpViolation, body: bytes = b"") -> None:
+                          violation: HttpViolation, body: bytes = b"", notes: dict[str, str] | None = None) -> None:
         """Evidence for the report: the request, and of the answer what arrived (status 0: none)."""
         self.record(Exchange(
             method=request.method,
@@ -433,7 +452,7 @@ class ApiClient:
             body=body,  # what was read whole (a body that is not UTF-8), else nothing
             truncated=not body,
             elapsed_ms=(time.monotonic() - started) * 1000,
-            notes={"violation": violation.message},
+            notes={**(notes or {}), "violation": violation.message},
         ))
 
     def record(self, raw: Exchange) -> Exchange:

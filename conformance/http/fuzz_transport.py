@@ -6,7 +6,8 @@ WSGI application (`schema.app = BoundedForwarder(client)`): schemathesis's own W
 transport then hands every request it makes -- generated cases, the re-sent requests of
 its checks (ignored_auth), stateful chains -- to the forwarder, which sends it to the real
 server through an `ApiClient`: the same deadline, caps, pacing, budget, recording and
-redaction as every other request, and no redirect is ever followed. A server that breaks a
+redaction as every other request, and no redirect is ever followed. Every request it
+forwards is `fuzz` (conformance/http/intent.py): sent only where safety.fuzz allows it. A server that breaks a
 limit or HTTP raises the `HttpViolation` finding out of the case that sent it.
 
 schemathesis reports the request as its `requests` transport would have built it, which
@@ -39,6 +40,7 @@ from urllib3 import HTTPHeaderDict, HTTPResponse
 
 from conformance.http.client import ApiClient
 from conformance.http.exchange import SENT_URL_HEADER
+from conformance.http.intent import Intent
 
 # Not forwarded: the forwarder undoes the content coding and frames the body itself.
 _HOP_BY_HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "content-encoding", "content-length",
@@ -63,7 +65,8 @@ class BoundedForwarder:
             headers["Content-Type"] = environ["CONTENT_TYPE"]
         length = int(environ.get("CONTENT_LENGTH") or 0)
         body = environ["wsgi.input"].read(length) if length else None
-        exchange = self.client.request(environ["REQUEST_METHOD"], url, headers=headers, content=body)
+        exchange = self.client.request(environ["REQUEST_METHOD"], url, headers=headers, content=body,
+                                       intent=Intent.FUZZ)
         headers_out = [(k, v) for k, v in exchange.response_headers.items() if k.lower() not in _HOP_BY_HOP]
         start_response(f"{exchange.status} {_reason(exchange.status)}", [*headers_out, (SENT_URL_HEADER, exchange.url)])
         return [exchange.body]
@@ -102,7 +105,8 @@ class _BoundedAdapter(BaseAdapter):
         elif body is not None and not isinstance(body, bytes):
             body = b"".join(body)  # a streamed body (never for this API's GET operations)
         headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP_BY_HOP}
-        exchange = self.client.request(str(request.method), str(request.url), headers=headers, content=body)
+        exchange = self.client.request(str(request.method), str(request.url), headers=headers, content=body,
+                                       intent=Intent.FUZZ)
         kept = [(k, v) for k, v in exchange.response_headers.items() if k.lower() not in _HOP_BY_HOP]
         kept.append((SENT_URL_HEADER, exchange.url))
         response = requests.Response()

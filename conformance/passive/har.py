@@ -24,6 +24,7 @@ from typing import Any
 
 from conformance.errors import ConfigError
 from conformance.http.exchange import MAX_BODY, Exchange, Headers
+from conformance.http.intent import NOTE, WHY
 
 # The size cap bounds the memory the parse takes. Parsed JSON takes up to about 27 times
 # its size (measured: 64 MiB of `[{"a":1},...]` peaked at 1.7 GiB; of empty objects or
@@ -144,7 +145,8 @@ def _exchange(entry: dict[str, Any]) -> Exchange:
         body=body,
         truncated=truncated,
         elapsed_ms=float(entry.get("time") or 0.0),
-        notes={"startedDateTime": _string(entry.get("startedDateTime", ""))},
+        notes={"startedDateTime": _string(entry.get("startedDateTime", "")),
+               **{key: _string(entry[f"_{key}"]) for key in (NOTE, WHY) if isinstance(entry.get(f"_{key}"), str)}},
     )
 
 
@@ -180,8 +182,12 @@ def _entry(ex: Exchange) -> dict[str, Any]:
     if ex.request_body:
         request["postData"] = {"mimeType": ex.request_headers.get("content-type") or "", **_text(ex.request_body)}
     remarks = [f"{what}: {'; '.join(ex.notes[what])}" for what in ("rewritten", "sent upstream") if ex.notes.get(what)]
+    # What the harness meant by a request of its own that is not a valid one (designed to be
+    # refused, a flood, fuzzing: conformance/http/intent.py), as HAR 1.2's custom fields allow.
+    intent = {f"_{key}": ex.notes[key] for key in (NOTE, WHY) if ex.notes.get(key)}
     return {
         **({"comment": " | ".join(remarks)} if remarks else {}),  # the recording proxy's notes
+        **intent,
         "startedDateTime": started, "time": ex.elapsed_ms, "request": request,
         "response": {"status": ex.status, "statusText": "", "httpVersion": "HTTP/1.1", "cookies": [],
                      "headers": _pairs(ex.response_headers), "redirectURL": ex.response_headers.get("location") or "",

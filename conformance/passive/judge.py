@@ -7,6 +7,7 @@ from typing import TypeVar
 
 from conformance.errors import NotJudged
 from conformance.findings import Finding
+from conformance.http.intent import NOTE
 
 T = TypeVar("T")
 SHOWN = 5  # offending exchanges named in a finding (all are attached as evidence)
@@ -34,10 +35,26 @@ def judge_each(items: Iterable[T], rule: Callable[[T], None], *, label: Callable
     return seen
 
 
+# A client's rules (client.*) judge what a client means to send. The harness's own requests
+# designed to be refused, and its generated ones, break them on purpose: never a client failure.
+_NOT_A_CLIENTS = frozenset({"refused", "fuzz"})
+
+
+def _items(rule, selection) -> list:
+    if not rule.check.startswith("client."):
+        return selection.items
+    return [item for item in selection.items if _intent(selection.exchange(item)) not in _NOT_A_CLIENTS]
+
+
+def _intent(exchange) -> str | None:
+    notes = getattr(exchange, "notes", None)
+    return notes.get(NOTE) if isinstance(notes, dict) else None
+
+
 def judge_rule(rule, traffic, context, *, evidence: Callable[[list], object] = lambda _: None) -> int:
     """A passive rule (conformance/passive/rules) over the traffic: the number of items it judged."""
     selection = rule.select(traffic, context)
-    return judge_each(selection.items, selection.apply, label=selection.label, what=rule.what,
+    return judge_each(_items(rule, selection), selection.apply, label=selection.label, what=rule.what,
                       evidence=lambda bad: evidence([selection.exchange(item) for item in bad]))
 
 
@@ -45,7 +62,7 @@ def findings(rule, traffic, context) -> list[tuple[str, Finding]]:
     """(label, finding) of every item that breaks the rule: what `conformance proxy` prints live."""
     selection = rule.select(traffic, context)
     out = []
-    for item in selection.items:
+    for item in _items(rule, selection):
         try:
             selection.apply(item)
         except Finding as finding:

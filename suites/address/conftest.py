@@ -36,6 +36,10 @@ def address_schema(address_api, profile):
     schema = load_schema(profile.address, address_api.base_url)
     # Headers set here are sent on every generated call, the stateful ones included.
     schema.config.update(base_url=address_api.base_url, headers=address_api.auth_headers())
+    if not profile.safety.negative:  # no request designed to be refused: schemathesis's positive mode only
+        from schemathesis import GenerationMode
+
+        schema.config.generation.update(modes=[GenerationMode.POSITIVE])
     # Every request schemathesis makes goes through the harness's bounded, paced, recorded client.
     schema.app = BoundedForwarder(address_api.client)
     return schema

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import pytest
 
+from conformance.checks.client import requests as client_requests
 from conformance.http.address import AddressApi
+from conformance.http.intent import Switches
 from conformance.profiles import load_profile
 
 
@@ -19,9 +21,12 @@ def address_api(conformance_state, profile, redactor, run_context):
     keys = {name: conformance_state.secrets[env] for name, env in service.secret_env.items()
             if env in conformance_state.secrets}
     samples = {**conformance_state.samples.get("address", {}), **service.samples}
+    # Every request is read by the seed's rules for the client: one that breaks them is
+    # designed to be refused, and leaves only where the profile's safety switches allow it.
     api = AddressApi(service, base_url=conformance_state.urls["address"], keys=keys, samples=samples,
                      limits=profile.limits, redactor=redactor, recorder=run_context.recorder,
-                     schedule=run_context.schedule("address"), bounds=run_context.bounds("address"))
+                     schedule=run_context.schedule("address"), bounds=run_context.bounds("address"),
+                     switches=Switches.of(profile.safety), refusal=client_requests.refusal)
     yield api
     api.close()
 
@@ -39,6 +44,7 @@ def reference_address_api(conformance_state, redactor, run_context):
     api = AddressApi(service, base_url=reference["url"], keys=keys, samples=reference["samples"],
                      limits=profile.limits, redactor=redactor, recorder=run_context.recorder,
                      schedule=run_context.schedule("address-reference"),
-                     bounds=run_context.bounds("address-reference", profile))
+                     bounds=run_context.bounds("address-reference", profile),
+                     switches=Switches.of(profile.safety), refusal=client_requests.refusal)
     yield api
     api.close()

@@ -1,8 +1,16 @@
-"""The seed's rules for the requests a client sends to the address API (parts 4 and 8)."""
+"""The seed's rules for the requests a client sends to the address API (parts 4, 5 and 8).
+
+Two uses, one set of rules: `client.address.*` judge the requests of a client's observed
+traffic, and the harness itself is held to them -- a request of its own that breaks one is
+"designed to be refused" by construction (`refusal`), sent only where the profile allows
+such requests (safety.negative), and marked as such in every mode (conformance/http/intent.py).
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
+from datetime import date
 
 from conformance.findings import expect
 from conformance.http.exchange import Exchange
@@ -32,6 +40,18 @@ def parameter_violations(query: list[tuple[str, str]]) -> list[str]:
     return out
 
 
+# Boolean and date parameters (seed part 4, shared parameters and the operations' own).
+_BOOLEANS = ("huidig", "inclusiefEindStatus", "exacteMatch", "geconstateerd", "geheleLvc")
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+# YYYY-MM-DDThh:mm:ss.sss; seconds and milliseconds may be omitted; more fraction digits are cut.
+_DATE_TIME = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})T([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\.[0-9]+)?)?")
+CRS = "epsg:28992"
+# What `expand` may name per operation (seed part 2 and 4); `true` embeds all.
+_EXPAND_OBJECTS = ("heeftAlsHoofdAdres", "heeftAlsNevenAdres", "maaktDeelUitVan")
+_EXPAND_ADDRESSES = ("nummeraanduiding", "openbareRuimte", "woonplaats", "adresseerbaarObject", "panden")
+TYPES = ("ligplaats", "standplaats", "verblijfsobject")
+
+
 def _bbox(value: str) -> list[str]:
     parts = value.split(",")
     try:
@@ -42,8 +62,140 @@ def _bbox(value: str) -> list[str]:
     return [f"bbox={value!r}: {area:.0f} m2, at most {BBOX_MAX_AREA_M2}"] if area > BBOX_MAX_AREA_M2 else []
 
 
+def value_violations(query: Iterable[tuple[str, str]]) -> list[str]:
+    """Booleans, dates, `type`, `oppervlakte` and list parameters against the seed's rules."""
+    out: list[str] = []
+    pairs = list(query)
+    for name, value in pairs:
+        if name in _BOOLEANS and value not in ("true", "false"):
+            out.append(f"{name}={value!r}: a boolean (true or false)")
+        elif name == "geldigOp" and not _valid_date(value):
+            out.append(f"geldigOp={value!r}: a date YYYY-MM-DD")
+        elif name == "beschikbaarOp" and not _valid_date_time(value):
+            out.append(f"beschikbaarOp={value!r}: a date-time YYYY-MM-DDThh:mm:ss.sss")
+        elif name == "type" and value not in TYPES:
+            out.append(f"type={value!r}: one of {', '.join(TYPES)}")
+        elif name in ("pandIdentificaties", "gebruiksdoelen") and not all(v for v in value.split(",")):
+            out.append(f"{name}={value!r}: at least one value, none empty")
+        elif name == "oppervlakte":
+            out.append("oppervlakte: deepObject style, oppervlakte[min] and oppervlakte[max]")
+    bounds = {n: v for n, v in pairs if n in ("oppervlakte[min]", "oppervlakte[max]")}
+    if all(re.fullmatch(r"[0-9]+", v or "") for v in bounds.values()) and len(bounds) == 2 \
+            and int(bounds["oppervlakte[min]"]) > int(bounds["oppervlakte[max]"]):
+        out.append("oppervlakte[min] greater than oppervlakte[max]")
+    return out
+
+
+def _valid_date(value: str) -> bool:
+    if not _DATE.fullmatch(value):
+        return False
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _valid_date_time(value: str) -> bool:
+    found = _DATE_TIME.fullmatch(value)
+    return bool(found) and _valid_date(found.group(1))
+
+
+def expand_violations(operation: str | None, query: Iterable[tuple[str, str]]) -> list[str]:
+    """`expand` against what the operation can embed (seed parts 2 and 4)."""
+    values = [v for n, v in query if n == "expand"]
+    if not values:
+        return []
+    allowed = {"zoekAdresseerbareObjecten": _EXPAND_OBJECTS, "bevragenAdresseerbaarObject": _EXPAND_OBJECTS,
+               "bevraagAdressen": _EXPAND_ADDRESSES, "bevraagAdressenMetNumId": _EXPAND_ADDRESSES}.get(operation or "")
+    if allowed is None:
+        return [f"expand on an operation without it ({operation})"] if operation else []
+    out = []
+    for value in values:
+        parts = value.split(",")
+        if value != "true" and not all(p.split(".", 1)[0] in allowed and p for p in parts):
+            out.append(f"expand={value!r}: {', '.join(allowed)} (a field as resource.field), or true")
+    if operation == "bevraagAdressen" and any(n in ("pandIdentificatie", "openbareRuimteIdentificatie")
+                                               for n, _ in query):
+        out.append("expand beside pandIdentificatie or openbareRuimteIdentificatie (not supported there)")
+    return out
+
+
+# The kinds of query of the search operations (seed part 4): each is a set of parameters that
+# must all be present; a request names at least one kind.
+_KINDS = {
+    "bevraagAdressen": (("postcode", "huisnummer"), ("adresseerbaarObjectIdentificatie",),
+                        ("woonplaatsNaam", "openbareRuimteNaam", "huisnummer"), ("pandIdentificatie",), ("q",),
+                        ("openbareRuimteIdentificatie",), ("zoekresultaatIdentificatie",)),
+    "zoekAdresUitgebreid": (("postcode", "huisnummer"), ("adresseerbaarObjectIdentificatie",),
+                            ("woonplaatsNaam", "openbareRuimteNaam", "huisnummer"), ("q",), ("pandIdentificatie",)),
+    "zoekAdresseerbareObjecten": (("nummeraanduidingIdentificatie",), ("bbox",), ("pandIdentificaties",)),
+    "zoek": (("zoek",),),
+}
+
+
+def query_kind_violations(operation: str | None, query: Iterable[tuple[str, str]]) -> list[str]:
+    """A search without a complete kind of query (seed part 7: "no required/identifying
+    parameter given" is 400 paramsRequired): postcode without huisnummer, a street name
+    without its place or number, nothing at all."""
+    kinds = _KINDS.get(operation or "")
+    if kinds is None:
+        return []
+    given = {n for n, _ in query}
+    if any(all(p in given for p in kind) for kind in kinds):
+        return []
+    return [f"no complete kind of query of {operation} (seed part 4): one of "
+            + "; ".join(" + ".join(kind) for kind in kinds)]
+
+
+def refusal(method: str, operation: str | None, query: list[tuple[str, str]], headers: Mapping[str, str], *,
+            key: str = "valid", restricted: bool = False) -> str | None:
+    """Why a request to the address API is one a conforming server refuses, by the seed's
+    rules for the client (parts 4, 5, 7 and 8), or None for a request it serves. `operation`:
+    the seed operation the path belongs to (None: not one of the seed's); `key`: which key it
+    carries ("none", "invalid", "restricted", ...); `restricted`: the path is one the
+    restricted key has no rights for."""
+    if key == "none":
+        return "no API key (seed part 5: 401)"
+    if key == "invalid":
+        return "a wrong API key (seed part 5: 401)"
+    if key == "restricted" and restricted:
+        return "the restricted key on a path it has no rights for (seed part 5: 403)"
+    if method.upper() != "GET":
+        return f"{method.upper()}, not GET (seed part 1: every operation is a read-only GET)"
+    lowered = {k.lower(): v for k, v in headers.items()}
+    if "accept" in lowered and not accepts_hal(lowered["accept"]):
+        return f"Accept: {lowered['accept']} (seed part 7: 406)"
+    for name in ("accept-crs", "content-crs"):
+        if name in lowered and lowered[name].strip().lower() != CRS:
+            return f"{name}: {lowered[name]} (seed part 4: only {CRS})"
+    bad = [*parameter_violations(query), *value_violations(query), *expand_violations(operation, query),
+           *query_kind_violations(operation, query)]
+    names = [n for n, _ in query]
+    bad += [f"{n} given twice" for n in sorted({n for n in names if names.count(n) > 1}) if n != "expand"]
+    return "; ".join(bad) if bad else None
+
+
+def accepts_hal(accept: str) -> bool:
+    """Whether an Accept header admits application/hal+json (RFC 9110 12.5.1)."""
+    for item in accept.split(","):
+        media, _, params = item.strip().partition(";")
+        media = media.strip().lower()
+        q = 1.0
+        for param in params.split(";"):
+            name, _, value = param.strip().partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        if q > 0 and media in ("application/hal+json", "application/*", "*/*"):
+            return True
+    return False
+
+
 def parameters_within_limits(ex: Exchange) -> None:
-    bad = parameter_violations(ex.query)
+    bad = parameter_violations(ex.query) + value_violations(ex.query)
     expect(not bad, "outside the seed's rules: " + "; ".join(bad), actual=bad)
 
 
