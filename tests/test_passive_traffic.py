@@ -70,12 +70,8 @@ def test_the_passive_suite_judges_exactly_the_checks_declared_observable() -> No
     assert implemented == OBSERVED, (sorted(OBSERVED - implemented), sorted(implemented - OBSERVED))
 
 
-# The harness's own negative probes are no conforming client, and the passive suite says so.
-HARNESS_AS_CLIENT = {
-    "address": {"client.address.api_key_sent", "client.address.get_only", "client.address.parameters_within_limits"},
-    "auth": {"client.auth.pkce_s256", "client.auth.verifier_syntax", "client.auth.bearer_on_api_requests"},
-    "soap": {"client.soap.request_valid"},
-}
+# The harness's own requests designed to be refused (and its generated ones) carry their
+# intent in traffic.har: judged as a client's, the run's own traffic has no client failure.
 
 
 def test_faithful_traffic_passes_every_server_check(faithful: tuple[str, Path], tmp_path: Path) -> None:
@@ -85,11 +81,13 @@ def test_faithful_traffic_passes_every_server_check(faithful: tuple[str, Path], 
     server = {c: o for c, o in got.items() if c.startswith(f"{suite}.")}
     assert set(server) == {c for c in OBSERVED if c.startswith(f"{suite}.")}
     assert set(server.values()) == {"passed"}, {c: o for c, o in server.items() if o != "passed"}
-    assert {c for c, o in got.items() if o == "failed"} == HARNESS_AS_CLIENT[suite], out[-2000:]
+    assert {c for c, o in got.items() if o == "failed"} == set(), out[-2000:]
+    clients = {c: o for c, o in got.items() if c.startswith(f"client.{suite}.")}
+    assert "passed" in clients.values(), clients  # judged on the harness's valid requests, and passed
     assert summary["mode"] == "passive" and summary["traffic"] == [str(har)]
     matrix = (tmp_path / "judged" / "matrix.md").read_text()
     assert "needs an active run" in matrix and "passive: recorded traffic judged" in matrix
-    assert code == 1  # the client checks are MUST
+    assert code in (0, 4)  # nothing failed; the services without traffic make it "could not judge"
 
 
 # --------------------------------------------------------------------------- client scripts

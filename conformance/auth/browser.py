@@ -15,12 +15,14 @@ six characters.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import TracebackType
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from conformance.http.client import ApiClient, Pacer, Recorder
 from conformance.http.exchange import Exchange
+from conformance.http.intent import Switches
 from conformance.http.limits import DEFAULT_LIMITS, Limits
 from conformance.http.redaction import MASK, Redactor
 from conformance.profiles import Trust
@@ -42,6 +44,8 @@ class Browser:
         pacer: Pacer | None = None,
         limits: Limits = DEFAULT_LIMITS,
         trust: Trust | None = None,
+        switches: Switches | None = None,
+        classify: Callable[[Any], str | None] | None = None,
     ) -> None:
         """`trust`: the authorization server's (its CA file, pins). A login may pass through
         other origins (a business identification login), so the walk is not held to one base
@@ -56,7 +60,7 @@ class Browser:
         # Its base URL stays empty: the drivers only ever pass absolute URLs.
         self._client = ApiClient(
             "", redactor=redactor, recorder=self._sink, pacer=pacer, timeout_s=timeout_s, limits=limits, home=(),
-            trust=trust,
+            trust=trust, switches=switches, classify=classify,
         )
 
     # --- requests ----------------------------------------------------------------------

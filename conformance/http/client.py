@@ -236,6 +236,7 @@ class ApiClient:
         trust: Trust | None = None,
         switches: Switches | None = None,
         classify: Callable[[httpx.Request], str | None] | None = None,
+        refused_because: str | None = None,
     ) -> None:
         """`auth`: HTTP basic (username, password); `cert`: a TLS client certificate
         (certificate file, key file); `verify`: a CA bundle file for https, or a bool;
@@ -251,7 +252,9 @@ class ApiClient:
         consent to plain http (conformance/http/origins.py), from its profile section;
         `switches`: the profile's safety switches, enforced on every request
         (conformance/http/intent.py); `classify`: why a request is designed to be refused by
-        the service's rules for its clients, or None (every request is read by it)."""
+        the service's rules for its clients, or None (every request is read by it);
+        `refused_because`: every request of this client is designed to be refused, for this
+        reason (a client made without the credentials the service demands)."""
         self._retry = retry_rate_limited
         self._on_exchange = on_exchange
         self.base_url = base_url.rstrip("/")
@@ -269,6 +272,7 @@ class ApiClient:
         self._has_cert = cert is not None
         self._switches = switches or Switches()
         self._classify = classify
+        self._refused_because = refused_because
         if trust.ca_file and verify is True:
             verify = trust.ca_file
         self._http = httpx.Client(
@@ -288,6 +292,11 @@ class ApiClient:
 
     def close(self) -> None:
         self._http.close()
+
+    def classify_with(self, classify: Callable[[httpx.Request], str | None]) -> None:
+        """The service's rules for its clients, once the client's caller knows them (a token
+        flow learns its clients and audience after its client is made)."""
+        self._classify = classify
 
     def add_home(self, url: str) -> None:
         """One more base URL this client's requests may go to (one the harness started)."""
@@ -345,7 +354,8 @@ class ApiClient:
         for name in omit_headers:
             request.headers.pop(name, None)
         self._admit(request)
-        why = self._classify(request) if self._classify is not None and intent in (None, Intent.VALID) else None
+        why = self._refused_because or (
+            self._classify(request) if self._classify is not None and intent in (None, Intent.VALID) else None)
         intent = Intent.REFUSED if why else (intent or Intent.VALID)
         self._switches.admit(intent, why)  # a request the profile forbids does not leave: not judged
         for _attempt in range(RATE_LIMIT_RETRIES):

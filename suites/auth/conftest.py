@@ -22,6 +22,14 @@ from conformance.auth.shared_clock import ClockLedger, clock_turn
 from conformance.findings import require
 
 
+def _rules(targets):
+    """The seed's rules for the client, for these flows' clients, audience and redirect URI."""
+    from conformance.checks.client.tokens import AuthRefusal
+
+    return AuthRefusal(audience=targets.audience, redirect_uri=targets.redirect_uri, clients=targets.clients,
+                       client_secret=targets.secrets.get("client_secret"))
+
+
 @pytest.fixture(autouse=True)
 def shared_clock_turn(request: pytest.FixtureRequest, profile, conformance_state) -> Iterator[None]:
     """Against a clock hook, a check marked `waits` moves the clock alone; every other check
@@ -91,7 +99,7 @@ def auth_flows(conformance_state, profile, redactor, run_context):
     if profile.auth is None or "auth" not in conformance_state.urls:
         pytest.skip(f"profile {profile.name} has no authorization service")
     flows, api = open_flows(profile, conformance_state.samples.get("auth", {}), conformance_state.secrets, redactor,
-                            run_context, private=False)
+                            run_context, private=False, rules=_rules)
     yield flows
     api.close()
 
@@ -101,12 +109,14 @@ def auth_clocked(conformance_state, profile, redactor, run_context, auth_flows):
     """Flows whose clock a check may move: a private mock instance with its own clock, or
     the real environment, where moving the clock means waiting (marker `waits`)."""
     if not profile.auth or not profile.auth.mock:
-        flows, api = open_flows(profile, {}, conformance_state.secrets, redactor, run_context, private=True)
+        flows, api = open_flows(profile, {}, conformance_state.secrets, redactor, run_context, private=True,
+                                rules=_rules)
         yield flows
         api.close()
         return
     with run_context.mock_cluster() as cluster:
         info = cluster.start_auth()
-        flows, api = open_flows(profile, info, conformance_state.secrets, redactor, run_context, private=True)
+        flows, api = open_flows(profile, info, conformance_state.secrets, redactor, run_context, private=True,
+                                rules=_rules)
         yield flows
         api.close()

@@ -54,10 +54,19 @@ def soap_service(conformance_state, profile, redactor, run_context):
     ca_file = service.ca_file or made.get("ca_file")
     if ca_file:
         options["verify"] = ca_file
+    # Every request is read by the SOAP and WSDL rules for a client: one that breaks them is
+    # designed to be refused, and leaves only where the profile's safety switches allow it.
+    from conformance.checks.client.soap import refusal
+    from conformance.http.intent import Switches
+    from conformance.soap.loader import load_contract
+
+    wsdl = Path(service.wsdl) if service.wsdl else SHIPPED_WSDL
+    contract = load_contract(wsdl, soap_url=url, soap_action_base=service.soap_action_base)
     make_client = partial(ApiClient, url, redactor=redactor, recorder=run_context.recorder,
-                          pacer=run_context.pacer("soap"), trust=service.trust)
+                          pacer=run_context.pacer("soap"), trust=service.trust,
+                          switches=Switches.of(profile.safety), classify=refusal(contract))
     endpoint = SoapServiceEndpoint(
-        url, service.soap_action_base, Path(service.wsdl) if service.wsdl else SHIPPED_WSDL, make_client(**options),
+        url, service.soap_action_base, wsdl, make_client(**options),
         auth_kind=service.auth_kind, response_time_s=service.response_time_s, client_options=options,
         make_client=make_client,
     )

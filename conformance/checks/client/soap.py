@@ -1,9 +1,18 @@
-"""A client's SOAP request, judged as `conformance soap validate` judges a captured message."""
+"""A client's SOAP request, judged as `conformance soap validate` judges a captured message.
+
+The harness is held to the same rules: `refusal` reads each request of its own by them, so
+that one that breaks them is "designed to be refused" by construction
+(conformance/http/intent.py)."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+
+import httpx
+
 from conformance.findings import expect
-from conformance.http.exchange import Exchange
+from conformance.http.exchange import Exchange, Headers
 from conformance.soap.loader import ServiceContract
 from conformance.soap.validate import Issue, validate_message
 
@@ -25,3 +34,20 @@ def soap_action(ex: Exchange, contract: ServiceContract) -> None:
 def request_valid(ex: Exchange, contract: ServiceContract) -> None:
     bad = [f"{i.rule}: {i.message}" for i in _issues(ex, contract) if i.rule not in _ACTION_RULES]
     expect(not bad, "; ".join(bad[:5]), actual=bad)
+
+
+def refusal(contract: ServiceContract) -> Callable[[httpx.Request], str | None]:
+    """Why a request to the SOAP message service breaks the SOAP 1.1 / WS-I rules and the
+    WSDL's for a client (method, Content-Type, SOAPAction, envelope, the types schema), or None.
+    One request at a time: the contract's lxml schema keeps its error log on itself, and the
+    suite sends independent requests from several threads (a race lost a schema error)."""
+    lock = threading.Lock()
+
+    def classify(request: httpx.Request) -> str | None:
+        ex = Exchange(method=request.method, url=str(request.url),
+                      request_headers=Headers(list(request.headers.multi_items())),
+                      request_body=request.content or b"", status=0, response_headers=Headers(), body=b"")
+        with lock:
+            issues = _issues(ex, contract)
+        return "; ".join(f"{i.rule}: {i.message}" for i in issues[:3]) or None
+    return classify

@@ -1,11 +1,23 @@
 """The seed's rules for what a client sends to the authorization server and its APIs (part 2,
-4 and 5), judged on the facts of an observed exchange (conformance/passive/auth_facts.py)."""
+4 and 5), judged on the facts of an observed exchange (conformance/passive/auth_facts.py).
+
+The harness is held to them too: `AuthRefusal` reads each request of its own by these rules
+(and by what the profile registered: its clients, their secret, the redirect URI), so that a
+request that breaks one is "designed to be refused" by construction (conformance/http/intent.py).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import parse_qsl
 
-from conformance.findings import expect
+import httpx
+
+from conformance.findings import Finding, expect
+from conformance.http.exchange import Exchange, Headers
+from conformance.passive import auth_facts
 from conformance.passive.auth_facts import AUTHORIZATION_PARAMETERS, JWT_BEARER
 
 SHORT_EXPIRY_S = 600  # "a short expiry of a few minutes is recommended": ten minutes at most
@@ -74,3 +86,97 @@ def assertion_short_expiry(facts: dict[str, Any]) -> None:
 def bearer_on_api_requests(facts: dict[str, Any]) -> None:
     expect(facts.get("auth_scheme", "").lower() == "bearer", "the API request carries no Bearer token",
            expected="Authorization: Bearer ...", actual=facts.get("auth_scheme") or "(no Authorization)")
+
+
+# Seed part 4's token request bodies, per grant: the parameters each must carry.
+GRANTS = {"authorization_code": ("code", "client_id", "code_verifier", "redirect_uri"),
+          "refresh_token": ("refresh_token", "client_id"),
+          "client_credentials": ("scope", "client_assertion", "client_assertion_type")}
+# Clients registered with deliberately bad material (conformance pki init): whatever they send is refused.
+BAD_MATERIAL = ("no_x5c", "untrusted", "expired", "unregistered_oin", "twice_oin", "x5c_mismatch", "no_oin",
+                "not_yet_valid", "revoked", "other_branch", "oin_elsewhere")
+
+
+def token_request_body(form: Mapping[str, str]) -> None:
+    """Seed part 4: a known grant_type and the parameters of its body."""
+    grant = form.get("grant_type")
+    expect(grant in GRANTS, "grant_type is none of the seed's", expected=", ".join(GRANTS), actual=grant)
+    missing = [name for name in GRANTS[grant] if not form.get(name)]  # type: ignore[index]
+    expect(not missing, f"the {grant} request lacks parameters of seed part 4", actual=f"missing {missing}")
+
+
+class AuthRefusal:
+    """Why a request to the authorization server or its APIs is designed to be refused, by the
+    seed's rules for the client and by what the profile registered; None for a request a
+    conforming server serves. Remembers the jti of every assertion and every code it saw
+    sent: sending one again is a replay, designed to be refused."""
+
+    def __init__(self, *, audience: str, redirect_uri: str, clients: Mapping[str, str],
+                 client_secret: str | None) -> None:
+        self._audience = audience
+        self._redirect_uri = redirect_uri
+        self._clients = dict(clients)
+        self._secret = client_secret
+        self._sent: set[tuple[str, str]] = set()
+
+    def __call__(self, request: httpx.Request) -> str | None:
+        raw = Exchange(method=request.method, url=str(request.url),
+                       request_headers=Headers(list(request.headers.multi_items())), request_body=request.content or b"",
+                       status=0, response_headers=Headers(), body=b"",
+                       notes={"startedDateTime": datetime.now(UTC).isoformat()})
+        found = auth_facts.classify(raw)
+        if found is None:
+            return None
+        kind, facts = found
+        try:
+            self._judge(kind, facts, raw)
+        except Finding as finding:
+            return str(finding)
+        return None
+
+    def _judge(self, kind: str, facts: dict[str, Any], raw: Exchange) -> None:
+        if kind == "authorize":
+            authorization_request(facts)
+            pkce_s256(facts)
+            sent = facts.get("parameters") or {}
+            expect(sent.get("redirect_uri") == self._redirect_uri, "a redirect_uri the client did not register",
+                   expected=self._redirect_uri, actual=sent.get("redirect_uri"))
+            self._known_client(sent.get("client_id"))
+        elif kind == "token":
+            token_request_form(facts)
+            form = dict(parse_qsl(raw.request_body.decode("utf-8", "replace"), keep_blank_values=True))
+            token_request_body(form)
+            self._known_client(form.get("client_id") or (facts.get("assertion_claims") or {}).get("iss"))
+            self._secret_where_due(form)
+            if form.get("grant_type") == "authorization_code":
+                verifier_syntax(facts)
+                self._once("code", form["code"])
+            if "client_assertion" in form:
+                assertion_form(facts, self._audience)
+                self._once("jti", str((facts.get("assertion_claims") or {}).get("jti")))
+        elif kind == "resource":
+            bearer_on_api_requests(facts)
+
+    def _known_client(self, client_id: str | None) -> None:
+        roles = [role for role, registered in self._clients.items() if registered == client_id]
+        expect(bool(roles), "a client_id the profile did not register", actual=client_id)
+        bad = [role for role in roles if role in BAD_MATERIAL]
+        expect(not bad or len(bad) < len(roles), "a client registered with bad material", actual=bad)
+
+    def _secret_where_due(self, form: Mapping[str, str]) -> None:
+        """Seed part 5: confidential clients send client_secret, public clients send none."""
+        client_id = form.get("client_id")
+        if form.get("grant_type") == "client_credentials" or client_id is None:
+            return
+        if client_id == self._clients.get("public"):
+            expect("client_secret" not in form, "a public client sends a client_secret", actual="client_secret sent")
+        elif client_id == self._clients.get("confidential"):
+            expect(bool(form.get("client_secret")), "a confidential client sends no client_secret", actual="none")
+            if self._secret:
+                expect(form["client_secret"] == self._secret, "a client_secret other than the registered one",
+                       actual="another value")
+
+    def _once(self, what: str, value: str) -> None:
+        key = (what, value)
+        expect(key not in self._sent, f"a {what} sent before (a replay)", actual=f"the same {what} again")
+        self._sent.add(key)

@@ -45,6 +45,8 @@ class SoapServiceEndpoint(SoapEndpoint):
         if anonymous:
             options.pop("auth", None)
             options.pop("cert", None)
+            if self.auth_kind != "none":  # the service demands credentials: each request is refused by design
+                options["refused_because"] = f"no credentials where the service demands them ({self.auth_kind})"
         if timeout_s is not None:
             # The whole answer within timeout_s, not each read.
             limits = options.get("limits", DEFAULT_LIMITS)
