@@ -52,13 +52,10 @@ _STARTED = pytest.StashKey[dict]()
 _GATE = pytest.StashKey[Any]()
 _STOPPED = pytest.StashKey[tuple]()
 
+# What a check sends is its declaration's (conformance/checks/registry.py `sends`), never a marker.
 MARKERS = {
-    "check(id)": "the registered check this test implements (exactly one per test in suites/)",
-    "negative": "sends invalid input on purpose (skipped when the profile forbids it)",
-    "flood": "exceeds rate limits or quotas on purpose (skipped when the profile forbids it)",
-    "fuzz": "generated requests (skipped when the profile forbids fuzzing)",
+    "check(id)": "the declared check this test judges (exactly one per test in suites/: @check(...) applies it)",
     "mock_only": "needs control of the local mock (skipped against real environments)",
-    "waits": "moves the clock: instant on the mock, real-time waits elsewhere (opt-in: safety.waits)",
     "seed_operation(name)": "the seed operation (part 4) a contract test fuzzes, found in the description by path",
 }
 
@@ -200,7 +197,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if state is None:
         return
     profile = load_profile(state.profile_ref)
-    switches = setup.safety_switches(profile)
     wanted = setup.wanted_checks(config.getoption("check_ids"))
     deselected = []
     for item in items:
@@ -217,13 +213,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # schemathesis renames nodes per operation while subtests run: keep the real id.
         item.stash[_TEST_ID] = item.nodeid
         allure_adapter.label_item(item, check)
-        for marker, (allowed, what) in switches.items():
-            if item.get_closest_marker(marker) and not allowed:
-                # Not judged, not "not applicable": the rule applies, the profile chose not to judge it.
-                item.stash[_NOT_JUDGED] = ("not_judged", f"forbidden by safety.{marker} = false")
-                item.add_marker(pytest.mark.skip(reason=f"not judged: profile {profile.name} forbids checks that "
-                                                        f"{what} (safety.{marker} = false)"))
-                break
+        forbidden = setup.forbidden_by(profile, check.sends)  # what the check declares it sends
+        if forbidden is not None:
+            # Not judged, not "not applicable": the rule applies, the profile chose not to judge it.
+            switch, what = forbidden
+            item.stash[_NOT_JUDGED] = ("not_judged", f"forbidden by safety.{switch} = false")
+            item.add_marker(pytest.mark.skip(reason=f"not judged: profile {profile.name} forbids checks that "
+                                                    f"{what} (safety.{switch} = false)"))
         if item.get_closest_marker("mock_only") and not profile.uses_mock:
             item.add_marker(pytest.mark.skip(reason="needs control of the local mock"))
     if deselected:
@@ -232,8 +228,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if profile.limits.request_budget or profile.limits.daily_quota_reserve:
         items[:] = by_severity(items, _severity_of)  # a budget is spent on MUST checks first
     workers = int(getattr(config, "workerinput", {}).get("workercount", 0))
-    items[:] = spread_slow_first(items, workers, lambda item: item.get_closest_marker("fuzz") is not None,
+    items[:] = spread_slow_first(items, workers, lambda item: "fuzz" in _sends_of(item),
                                  getattr(config, "workerinput", {}).get("maxschedchunk"))
+
+
+def _sends_of(item: pytest.Item) -> tuple[str, ...]:
+    check_id = item.stash.get(_CHECK_ID, None)
+    return check_by_id(check_id).sends if check_id else ()
 
 
 def _severity_of(item: pytest.Item) -> str | None:

@@ -349,19 +349,29 @@ def runs_workers(config: pytest.Config) -> bool:
     return bool(getattr(config.option, "numprocesses", None)) and getattr(config.option, "dist", "no") != "no"
 
 
-def safety_switches(profile: Profile) -> dict[str, tuple[bool, str]]:
-    """marker -> (whether the profile allows checks carrying it, what such checks do)."""
-    auth = profile.auth
-    return {
-        "negative": (profile.safety.negative, "sends invalid input"),
-        "flood": (profile.safety.flood, "exceeds rate limits on purpose"),
-        "fuzz": (profile.safety.fuzz, "fuzzes"),
-        # The mock has a clock to move; elsewhere lifetimes take real minutes to days.
-        # Instant with the mock's clock or the environment's own clock hook.
-        "waits": (profile.safety.waits or (auth is not None and (auth.mock or bool(auth.clock))),
-                  "wait out lifetimes in real time"),
-    }
+# What a check sends (its declaration's `sends`) -> the switch that allows it, and what such checks do.
+SWITCHES = {"refused": ("negative", "send requests designed to be refused"),
+            "flood": ("flood", "exceed rate limits on purpose"), "fuzz": ("fuzz", "fuzz"),
+            "waits": ("waits", "wait out lifetimes in real time")}
 
+
+def forbidden_by(profile: Profile, sends: tuple[str, ...]) -> tuple[str, str] | None:
+    """(switch, what) of the first safety switch that forbids a check sending `sends`, or None.
+    A check that also sends valid requests is not forbidden for its refused ones: the client
+    leaves those out when they are about to be sent (conformance/http/intent.py), and the
+    check's valid cases are judged."""
+    auth = profile.auth
+    allowed = {"negative": profile.safety.negative, "flood": profile.safety.flood, "fuzz": profile.safety.fuzz,
+               # The mock has a clock to move; elsewhere lifetimes take real minutes to days.
+               # Instant with the mock's clock or the environment's own clock hook.
+               "waits": profile.safety.waits or (auth is not None and (auth.mock or bool(auth.clock)))}
+    for kind in sends:
+        if kind not in SWITCHES or (kind == "refused" and "valid" in sends):
+            continue
+        switch, what = SWITCHES[kind]
+        if not allowed[switch]:
+            return switch, what
+    return None
 
 
 

@@ -275,11 +275,13 @@ SUITES = Path(__file__).resolve().parents[1] / "suites" / "address"
 
 
 def _general_checks() -> dict[str, Any]:
-    from conformance.checks.address import catalogue_general as cg
+    """The checks declared in suites/address/test_general_*.py."""
+    import importlib
 
-    features = {cg.MEDIA, cg.ERRORS, cg.AUTH, cg.HEADERS, cg.LIMITS, cg.MAINTENANCE, cg.PAGING, cg.HAL,
-                cg.PARAMS, cg.CRS, cg.OPERATIONS}
-    return {c.id: c for c in registered_checks("address") if c.feature in features}
+    modules = [importlib.import_module(f"conformance.suites.address.{p.stem}") for p in SUITES.glob("test_general_*.py")]
+    ids = {m.args[0] for module in modules for name, value in vars(module).items() if name.startswith("test_")
+           for m in getattr(value, "pytestmark", []) if m.name == "check"}
+    return {c.id: c for c in registered_checks("address") if c.id in ids}
 
 
 def _suite_check_ids() -> list[str]:
@@ -287,9 +289,8 @@ def _suite_check_ids() -> list[str]:
     for path in sorted(SUITES.glob("test_general_*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
-                marks = [d for d in node.decorator_list if isinstance(d, ast.Call)
-                         and ast.unparse(d.func) == "pytest.mark.check"]
-                assert len(marks) == 1, f"{path.name}::{node.name} needs exactly one check mark"
+                marks = [d for d in node.decorator_list if isinstance(d, ast.Call) and ast.unparse(d.func) == "check"]
+                assert len(marks) == 1, f"{path.name}::{node.name} needs exactly one check declaration"
                 ids.append(marks[0].args[0].value)
     return ids
 

@@ -239,7 +239,7 @@ def run_and_judge(faults: tuple[Fault, ...], checks: list[str], fuzzes: bool,
     """A run under `faults` selecting `checks`, and its traffic judged passively when a
     fault's checks can be seen there."""
     code, summary = conformance_run(report_dir, faults[0].server, *(f.name for f in faults),
-                                    marker=None if fuzzes else "not fuzz", checks=checks)
+                                    marker=None, checks=checks)
     ran = {e["check"] for e in summary["checks"] if e["outcome"] not in ("skipped", "not_applicable", "not_judged")}
     observable = {c for f in faults if f.name not in NOT_RECORDED_WHOLE
                   for c in expected_failures(f)[0] if check_by_id(c).observes != "probe"} & ran

@@ -31,6 +31,7 @@ from test_mock_address_app import (
     ok,
 )
 
+from conformance.checks.address.hal import all_hrefs as hal_hrefs
 from conformance.mocks.address import data, faults_general
 from conformance.mocks.address.app import create_app
 from conformance.mocks.address.config import AddressMockConfig
@@ -78,6 +79,11 @@ def _instance_has_query(c: TestClient) -> bool:
 
 def _self_link(c: TestClient) -> bool:
     return all("self" in ok(get(c, path))["_links"] for path in (f"{ADRESSEN}/{NA}", _PAND_ADRESSEN, f"{OBJECTS}/{VBO}"))
+
+
+def _links_on_the_host_asked(c: TestClient) -> bool:
+    body = ok(get(c, f"{ADRESSEN}/{NA}?expand=true"))
+    return all(href.startswith("http://testserver/") for href in hal_hrefs(body))
 
 
 def _embedded(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -154,6 +160,7 @@ GENERAL_FAULT_CASES: dict[str, tuple[bool, Check]] = {
         _status(f"{ADRESSEN}/{NA}", 200, accept="application/json;q=0.5, application/hal+json"))),
     "problem_instance_without_query": (False, _instance_has_query),
     "self_link_missing": (False, _self_link),
+    "links_to_other_origin": (False, _links_on_the_host_asked),
     "embedded_self_link_missing": (False, _embedded_self_links),
     "page_size_maximum_exclusive": (False, _status(f"{_PAND_ADRESSEN}&pageSize=100", 200)),
     "default_page_size_wrong": (False, _default_page_size),
@@ -182,7 +189,7 @@ LAUNCHER_FAULTS = {"unversioned_base_path"}
 def test_every_general_fault_has_a_case() -> None:
     declared = {f for f in vars(faults_general).values() if isinstance(f, Fault)}
     assert {f.name.removeprefix("address.") for f in declared} == set(GENERAL_FAULT_CASES) | LAUNCHER_FAULTS
-    assert all(f.description and not f.must_trip for f in declared)
+    assert all(f.description for f in declared)
 
 
 @pytest.mark.parametrize("name", sorted(GENERAL_FAULT_CASES))
@@ -226,9 +233,10 @@ def test_fault_leaves_other_requests_alone(make: Callable[..., TestClient], name
     clean, faulty = make(), make(f"address.{name}")
     requests: list[Request] = [*UNTOUCHED.get(name, [])]
     hal = {"accept": "application/hal+json"}  # what a HAL client sends (accept_exact_match_only serves it)
-    if name != "self_link_missing":  # changes every 200 body
+    every_body = ("self_link_missing", "links_to_other_origin")  # change every 200 body
+    if name not in every_body:
         requests += [(f"{ADRESSEN}/{NA}", hal), (f"{OBJECTS}/{VBO}", hal)]
-    if name not in ("self_link_missing", "embedded_self_link_missing"):  # the latter changes collections
+    if name not in (*every_body, "embedded_self_link_missing"):  # the latter changes collections
         requests += [(f"{OBJECTS}/{VBO}/lvc", hal), (f"{_PAND_ADRESSEN}&pageSize=10", hal)]
     for path, headers in requests:
         want, got = get(clean, path, **headers), get(faulty, path, **headers)

@@ -5,6 +5,12 @@ whatever the check declared or marked, and does not leave under safety.negative 
 
 from __future__ import annotations
 
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from test_origins import Listener
 
@@ -14,6 +20,7 @@ from conformance.http.address import AddressApi
 from conformance.http.client import Recorder
 from conformance.http.intent import Intent, Switches
 from conformance.http.redaction import Redactor
+from conformance.paths import CHECKOUT
 from conformance.profiles import AddressService, Limits, Safety
 
 KEY = "safety-test-valid-key-0123456789"
@@ -89,3 +96,55 @@ def test_a_flood_leaves_only_under_safety_flood() -> None:
         flooding = _api(server.url + "/v2", negative=True, flood=True)
         assert flooding.get("/adressen/0363200000218705", key="limited").notes["intent"] == Intent.FLOOD
         flooding.close()
+
+
+def test_a_checks_own_error_case_cannot_send_its_refused_request_under_negative_false() -> None:
+    # The 403 case of the general checks once declared itself "not negative" and was sent
+    # under the production profile; nothing a check declares or marks decides it now.
+    from conformance.checks.address import general as g
+
+    with Listener() as server:
+        api = _api(server.url + "/v2", negative=False)
+        api.samples.update(nummeraanduiding="0363200000218705", pand="0363100012345678")
+        with pytest.raises(NotJudged, match="safety.negative = false"):
+            g.ERROR_CASES["403-no-rights"].send(api)
+        api.close()
+    # The control (valid) went; the restricted key on its restricted path did not.
+    assert [key for _path, key in server.requests] == [KEY]
+
+
+# ------------------------------------------------------------------ a production-style run
+def _production_style_profile(tmp_path: Path) -> Path:
+    text = (CHECKOUT / "profiles" / "local-mock.toml").read_text(encoding="utf-8")
+    text = re.sub(r"\[safety\]\n(?:.*\n)*?\n", "[safety]\nfuzz = false\nnegative = false\nflood = false\n"
+                  "waits = false\n\n", text, count=1).replace('name = "local-mock"', 'name = "production-style"')
+    assert "negative = false" in text
+    path = tmp_path / "production-style.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_production_style_run_sends_nothing_a_server_would_refuse(tmp_path: Path) -> None:
+    profile = _production_style_profile(tmp_path)
+    report = tmp_path / "run"
+    run = subprocess.run([sys.executable, "-m", "conformance.cli", "run", "--profile", str(profile), "-n", "2",
+                          "--no-html", "--report-dir", str(report)], capture_output=True, text=True, timeout=900,
+                         cwd=CHECKOUT)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    entries = json.loads((report / "traffic.har").read_text())["log"]["entries"]
+    assert len(entries) > 300  # the address API, the token flows and the SOAP service were judged
+    refused = [(e["response"]["status"], e["request"]["method"], e["request"]["url"]) for e in entries
+               if e["response"]["status"] in (400, 401, 403, 429)]
+    assert refused == []
+    summary = json.loads((report / "summary.json").read_text())
+    at_the_client = {e["test"].split("::")[-1] for e in summary["checks"] if e["outcome"] == "not_judged"
+                     and e.get("cause") == "forbidden by safety.negative = false" and "forbids checks" not in e["reason"]}
+    assert "test_code_matches_status[403-no-rights]" in at_the_client  # declared valid and refused: left out when sent
+    # The run's own traffic, judged as a capture: the harness is a conforming client.
+    judged = subprocess.run([sys.executable, "-m", "conformance.cli", "traffic", str(report / "traffic.har"),
+                             "--profile", str(profile), "--report-dir", str(tmp_path / "traffic"), "--no-html"],
+                            capture_output=True, text=True, timeout=300, cwd=CHECKOUT)
+    outcomes = {e["check"]: e["outcome"] for e in json.loads((tmp_path / "traffic" / "summary.json").read_text())["checks"]}
+    clients = {c: o for c, o in outcomes.items() if c.startswith("client.")}
+    assert "failed" not in clients.values(), judged.stdout[-3000:]
+    assert list(clients.values()).count("passed") >= 5, clients

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+import soap_check_groups as catalogue
 
-from conformance.checks.soap import catalogue
 from conformance.errors import ConfigError
 from conformance.http.client import ApiClient, Recorder
 from conformance.http.limits import HttpViolation

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import soap_check_groups as c
 
-from conformance.checks.soap import catalogue as c
 from conformance.paths import CHECKOUT as REPO_ROOT
 
 # Every check that judges a refusal or the Fault given for a bad request, or compares the

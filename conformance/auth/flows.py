@@ -124,15 +124,22 @@ class RealClock:
     ledger: tokens cached before it may have aged (shared_clock.py)."""
 
     def __init__(self, progress: Callable[[float], None] | None = None, budget: WaitBudget | None = None,
-                 ledger: ClockLedger | None = None) -> None:
+                 ledger: ClockLedger | None = None, *, allowed: bool = True) -> None:
+        """`allowed`: the profile's safety.waits, enforced where the wait happens, whatever the
+        check declared."""
         self._progress = progress
         self._budget = budget
         self._ledger = ledger or ClockLedger(None)
+        self._allowed = allowed
 
     def now(self) -> float:
         return time.time()
 
     def advance(self, seconds: float) -> None:
+        if not self._allowed:
+            raise NotJudged("forbidden by safety.waits = false",
+                            f"the check waits {seconds:g} s in real time; set safety.waits = true in a profile for "
+                            "an environment the run may wait on, or give its clock hook (services.auth.clock)")
         if self._budget is not None:
             self._budget.take(seconds)
         end = time.monotonic() + seconds

@@ -51,7 +51,7 @@ def open_flows(profile: Profile, info: dict[str, str], secrets: dict[str, str], 
         clock = run.hook_clock
     elif private:
         clock = (MockClock(api, info["auth_url"]) if info.get("clock") == "mock"
-                 else RealClock(run.countdown, run.wait_budget(), ledger=ledger))
+                 else RealClock(run.countdown, run.wait_budget(), ledger=ledger, allowed=profile.safety.waits))
     targets = build_targets(service, info=info, secrets=secrets, clock=clock)
     classify = rules(targets) if rules is not None else None
     if classify is not None:

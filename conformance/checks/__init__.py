@@ -1,6 +1,7 @@
-"""Checks: small named units that verify one requirement each (see registry.py)."""
+"""Checks: small named units that verify one requirement each, declared where they are
+judged (see registry.py)."""
 
-from conformance.checks.registry import Check, Severity, check_by_id, define, registered_checks
+from conformance.checks.registry import Check, Severity, check, check_by_id, registered_checks
 from conformance.findings import Finding
 
-__all__ = ["Check", "Finding", "Severity", "check_by_id", "define", "registered_checks"]
+__all__ = ["Check", "Finding", "Severity", "check", "check_by_id", "registered_checks"]

@@ -1,21 +1,44 @@
-"""The check registry: one entry per check id, with its requirements and severity.
+"""The check registry: one entry per check id, declared where the check is judged.
 
-A check is declared once, with `define(...)`, in the catalogue module of its suite
-(for example conformance/checks/address/catalogue.py). Tests in suites/ name the check
-they implement with `@pytest.mark.check("<id>")`; the pytest plugin reads requirement
-ids and severity from here, so they are never repeated in test code.
+A check is declared once, with `check(...)`, on the test that judges it (suites/) or on the
+passive rule that judges it (conformance/passive/rules/, for the client checks): its id,
+severity, title, the requirements it verifies, the faults that prove it (the link lives
+here only), and what it sends (valid requests, requests designed to be refused, floods,
+fuzzing, real-time waits). The registry, `conformance requirements` and its audit, the
+Allure labels, the matrix and the tables derive from that one declaration; the registry is
+complete once every suite module and the passive rules are imported (`load_catalogues`).
+
+    @check("address.hal.links_within_base", MUST, "Every link of an answer stays below the base URL",
+           requirements=["ADDR-1.base"], proven_by=["address.links_to_other_origin"], observes="exchange")
+    def test_links_within_base(address_api): ...
+
+CONTRIBUTING.md is the recipe.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class Severity(StrEnum):
     MUST = "MUST"  # a failure fails the run (exit code 1)
     SHOULD = "SHOULD"  # a failure is a warning
     OBSERVATION = "observation"  # a measured fact the spec leaves open; never fails the run
+
+
+MUST, SHOULD, OBSERVATION = Severity.MUST, Severity.SHOULD, Severity.OBSERVATION
+
+# What a check sends (conformance/http/intent.py): its kinds decide which safety switch a
+# profile must set for it to be judged; the client enforces the same switches on every
+# request whatever a check declares. "waits": it waits out lifetimes (safety.waits);
+# "nothing": it judges exchanges others sent (traffic, the run's own).
+SENDS = ("valid", "refused", "flood", "fuzz", "waits", "nothing")
+OBSERVES = ("exchange", "flow", "probe")
 
 
 @dataclass(frozen=True)
@@ -29,48 +52,71 @@ class Check:
     feature: str = ""
     # Mock faults this check exists to catch: under each, it must fail (meta-tested).
     proven_by: tuple[str, ...] = field(default_factory=tuple)
-    # Faults under which it may plausibly fail as collateral (another rule broke first).
+    # Faults under which it may plausibly fail as collateral (another rule broke first);
+    # "*": any fault (a check that judges every answer with every rule: contract fuzzing).
     may_fail_under: tuple[str, ...] = field(default_factory=tuple)
-    # What the check can judge (conformance traffic, passive mode): "exchange" (one observed
-    # exchange), "flow" (several observed exchanges together) or "probe" (only a request
-    # of its own: an active run).
+    # What the check can judge: "exchange" (one observed exchange: judged on every exchange
+    # of a run and of a capture), "flow" (several exchanges together) or "probe" (only a
+    # request of its own: an active run).
     observes: str = "probe"
     # Why the check is SHOULD or an observation although every requirement it names is a MUST
     # of the seed or an RFC (the MUST audit flags such a check without a reason).
     downgrade_reason: str = ""
+    # What it sends (SENDS).
+    sends: tuple[str, ...] = ("valid",)
 
 
-OBSERVES = ("exchange", "flow", "probe")
+class Declared:
+    """A declared check: the decorator that marks the tests judging it (any number of them,
+    generated ones included), and its id for a passive rule."""
+
+    def __init__(self, check: Check) -> None:
+        self.check = check
+        self.id = check.id
+
+    @property
+    def mark(self) -> Any:
+        """The pytest mark of a test (or a `pytest.param`) that judges this check."""
+        import pytest
+
+        return pytest.mark.check(self.id)
+
+    def __call__(self, function: F) -> F:
+        return self.mark(function)
+
+
 _REGISTRY: dict[str, Check] = {}
 
 
-def define(
+def check(
     check_id: str,
+    severity: Severity,
     title: str,
     *,
-    requirements: tuple[str, ...] | list[str],
-    severity: Severity,
-    suite: str,
-    feature: str = "",
-    proven_by: tuple[str, ...] | list[str] = (),
-    may_fail_under: tuple[str, ...] | list[str] = (),
+    requirements: Iterable[str],
+    proven_by: Iterable[str] = (),
+    may_fail_under: Iterable[str] = (),
+    sends: Iterable[str] = ("valid",),
     observes: str = "probe",
+    feature: str = "",
     downgrade_reason: str = "",
-) -> Check:
-    """Declare a check. Ids are unique; redefining one with other metadata is an error."""
+) -> Declared:
+    """Declare a check where it is judged. Ids are unique; declaring one again with other
+    metadata is an error (the same declaration imported twice is one)."""
+    requirements, sends = tuple(requirements), tuple(sends)
     if not requirements:
         raise ValueError(f"check {check_id!r} names no requirement")
     if observes not in OBSERVES:
         raise ValueError(f"check {check_id!r}: observes must be one of {OBSERVES}")
-    check = Check(
-        check_id, title, tuple(requirements), severity, suite, feature,
-        tuple(proven_by), tuple(may_fail_under), observes, downgrade_reason,
-    )
+    if not sends or any(kind not in SENDS for kind in sends):
+        raise ValueError(f"check {check_id!r}: sends must be some of {SENDS}")
+    declared = Check(check_id, title, requirements, Severity(severity), check_id.split(".", 1)[0], feature,
+                     tuple(proven_by), tuple(may_fail_under), observes, downgrade_reason, sends)
     existing = _REGISTRY.get(check_id)
-    if existing is not None and existing != check:
-        raise ValueError(f"check {check_id!r} is defined twice with different metadata")
-    _REGISTRY[check_id] = check
-    return check
+    if existing is not None and existing != declared:
+        raise ValueError(f"check {check_id!r} is declared twice with different metadata")
+    _REGISTRY[check_id] = declared
+    return Declared(declared)
 
 
 def check_by_id(check_id: str) -> Check:
@@ -106,19 +152,25 @@ def select_checks(patterns: list[str]) -> set[str]:
     return wanted
 
 
+_LOADED: list[bool] = []
+
+
 def load_catalogues() -> None:
-    """Import every suite's catalogue so the registry is complete."""
+    """Import every module that declares checks: the suites' test modules (conformance.suites,
+    the checkout's suites/) and the passive rules (the client checks). By name, so that this
+    base of the checks layer imports no suite; once per process."""
+    if _LOADED:
+        return
+    _LOADED.append(True)  # first: a module being imported may look a check up
     import importlib
+    import pkgutil
 
-    for module in _CATALOGUES:
-        importlib.import_module(module)
-
-
-# Each suite adds its catalogue module here.
-_CATALOGUES: tuple[str, ...] = (
-    "conformance.checks.address.catalogue",
-    "conformance.checks.soap.catalogue",
-    "conformance.checks.auth.catalogue",
-    "conformance.checks.client.catalogue",
-    "conformance.checks.compare.catalogue",
-)
+    try:
+        importlib.import_module("conformance.passive.rules")
+        suites = importlib.import_module("conformance.suites")
+        for info in pkgutil.walk_packages(suites.__path__, "conformance.suites."):
+            if info.name.rsplit(".", 1)[-1].startswith("test_"):
+                importlib.import_module(info.name)
+    except BaseException:
+        _LOADED.clear()
+        raise

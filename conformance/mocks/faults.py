@@ -1,9 +1,10 @@
 """The fault catalogue: named misbehaviours of the mock servers.
 
-Every fault names the checks it exists to trip (`must_trip`) and the checks that may
-plausibly fail with it (`may_trip`). The meta-tests in tests/test_fault_catalogue.py run
-the suites once per fault and assert that every `must_trip` check fails and nothing
-outside `must_trip | may_trip` does.
+A fault is a name and what goes wrong, declared beside the mock behaviour it changes. The
+link to the checks lives on the checks only (conformance/checks/registry.py): the checks
+it exists to trip name it in `proven_by`, those that may plausibly fail with it in
+`may_fail_under`. The meta-tests in tests/test_fault_catalogue.py run the suites under
+every fault and assert that every check proven by it fails and nothing else does.
 
 A mock server receives a FaultSet and asks `faults.on("name")` at the point where it
 misbehaves. Fault names are global and prefixed with their server ("address.", "auth.",
@@ -12,7 +13,7 @@ misbehaves. Fault names are global and prefixed with their server ("address.", "
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from conformance.errors import ConfigError
 
@@ -22,24 +23,16 @@ class Fault:
     name: str
     server: str
     description: str
-    must_trip: frozenset[str]
-    may_trip: frozenset[str] = field(default_factory=frozenset)
 
 
 _CATALOGUE: dict[str, Fault] = {}
 
 
-def fault(
-    name: str,
-    description: str,
-    *,
-    must_trip: set[str] | frozenset[str],
-    may_trip: set[str] | frozenset[str] = frozenset(),
-) -> Fault:
+def fault(name: str, description: str) -> Fault:
     server = name.split(".", 1)[0]
     if name in _CATALOGUE:
         raise ValueError(f"fault {name!r} declared twice")
-    entry = Fault(name, server, description, frozenset(must_trip), frozenset(may_trip))
+    entry = Fault(name, server, description)
     _CATALOGUE[name] = entry
     return entry
 
@@ -53,13 +46,14 @@ def catalogue(server: str | None = None) -> list[Fault]:
 
 
 def expected_failures(fault: Fault) -> tuple[frozenset[str], frozenset[str]]:
-    """(must fail, may fail) check ids under a fault: the fault's own lists plus the
-    checks that name it in `proven_by` / `may_fail_under` (conformance/checks/registry.py)."""
+    """(must fail, may fail) check ids under a fault: the checks that name it in
+    `proven_by` / `may_fail_under` (conformance/checks/registry.py); "*" in a check's
+    `may_fail_under` is any fault."""
     from conformance.checks.registry import registered_checks
 
     checks = registered_checks()
-    must = fault.must_trip | {c.id for c in checks if fault.name in c.proven_by}
-    may = fault.may_trip | {c.id for c in checks if fault.name in c.may_fail_under}
+    must = {c.id for c in checks if fault.name in c.proven_by}
+    may = {c.id for c in checks if fault.name in c.may_fail_under or "*" in c.may_fail_under} - must
     return frozenset(must), frozenset(may)
 
 

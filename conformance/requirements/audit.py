@@ -32,6 +32,7 @@ prints or writes it and exits 1 when anything is flagged.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -41,11 +42,14 @@ from typing import Any
 
 from conformance.checks.registry import Check, registered_checks
 from conformance.errors import ConfigError, ExitCode
-from conformance.paths import PACKAGE_DIR
+from conformance.paths import PACKAGE_DIR, SEEDS_DIR_ENV, seeds_dir
 from conformance.requirements import Requirement, load_requirements
 
 REPO_ROOT = PACKAGE_DIR.parent  # the checkout (a project tool: its docs/, and the workspace beside it)
-SEEDS_DIR = REPO_ROOT.parent / "shared" / "seeds"  # the workspace's seed files (CI has them)
+# The specification texts the quotes are looked up in: --seeds DIR, else $CONFORMANCE_SEEDS_DIR,
+# else (in the checkout) the workspace's shared/seeds beside it; an installed copy has none of
+# its own (conformance/paths.py seeds_dir).
+SEEDS_DIR = seeds_dir() or REPO_ROOT.parent / "shared" / "seeds"
 DOC = REPO_ROOT / "docs" / "must-audit.md"
 NORMATIVE = re.compile(r"\b(MUST|REQUIRED|SHALL)\b")
 NORMATIVE_ANY_CASE = re.compile(r"\b(must|required|shall)\b", re.IGNORECASE)
@@ -218,17 +222,9 @@ class SourceCount:
     not_judged: tuple[str, ...] = ()  # the rules no judging check names
 
 
-def _tripped_by_a_fault() -> frozenset[str]:
-    """The checks a fault of the catalogue names in its must_trip (the rest name their faults in proven_by)."""
-    from conformance.mocks.faults import catalogue
-
-    return frozenset(c for fault in catalogue() for c in fault.must_trip)
-
-
-def judging(check: Check, tripped: frozenset[str] = frozenset()) -> bool:
+def judging(check: Check) -> bool:
     """A check that judges (not an observation) and is proven by a mock fault or elsewhere."""
-    return str(check.severity) != "observation" and (
-        bool(check.proven_by) or check.id in tripped or check.id.startswith(PROVEN_ELSEWHERE))
+    return str(check.severity) != "observation" and (bool(check.proven_by) or check.id.startswith(PROVEN_ELSEWHERE))
 
 
 def count_rules(checks: list[Check] | None = None,
@@ -238,8 +234,7 @@ def count_rules(checks: list[Check] | None = None,
     the seed leaves "not shown" is measured, not broken), and how many a judging check names."""
     checks = registered_checks() if checks is None else checks
     requirements = load_requirements() if requirements is None else requirements
-    tripped = _tripped_by_a_fault()
-    judged = {r for c in checks if judging(c, tripped) for r in c.requirements}
+    judged = {r for c in checks if judging(c) for r in c.requirements}
     out: dict[str, dict] = {}
     for req in requirements.values():
         key = seed_file_of(req.source) or req.source
@@ -317,18 +312,43 @@ def add_requirements_commands(subparsers: Any) -> None:
                         help="audit every MUST check against the seed quotes; exit 1 when anything is flagged")
     parser.add_argument("--out", type=Path, metavar="FILE",
                         help="write the audit table (Markdown) here, e.g. docs/must-audit.md (default: print it)")
-    parser.add_argument("--seeds", type=Path, metavar="DIR", default=SEEDS_DIR,
-                        help=f"folder holding the seed files (default: {SEEDS_DIR})")
+    parser.add_argument("--seeds", type=Path, metavar="DIR", default=None,
+                        help=f"folder holding the specification texts the quotes come from (000_*.txt, 001_*.txt; "
+                             f"default: ${SEEDS_DIR_ENV}, else, in a checkout, the workspace's shared/seeds beside it)")
     parser.set_defaults(handler=audit_command)
+
+
+def needed_seed_files(requirements: dict[str, Requirement] | None = None) -> list[str]:
+    """The specification texts the catalogue quotes, by file name."""
+    reqs = load_requirements() if requirements is None else requirements
+    return sorted({seed for r in reqs.values() if r.quote and (seed := seed_file_of(r.source))})
+
+
+def audit_seeds_dir(given: Path | None) -> Path:
+    """Where the audit reads the specification texts: --seeds DIR, else $CONFORMANCE_SEEDS_DIR,
+    else the checkout's. ConfigError (exit 2) naming the option and the variable when that
+    folder does not hold every text the catalogue quotes (an installed copy has none)."""
+    where = given if given is not None else seeds_dir()
+    how = (f"give --seeds DIR (or set {SEEDS_DIR_ENV}) naming the folder that holds the specification texts "
+           f"{', '.join(needed_seed_files())}")
+    if where is None:
+        raise ConfigError("requirements --audit: an installed copy does not ship the specification texts the "
+                          f"quotes come from; {how}")
+    source = "--seeds" if given is not None else (f"${SEEDS_DIR_ENV}" if os.environ.get(SEEDS_DIR_ENV)
+                                                   else "the checkout's default")
+    if not where.is_dir():
+        raise ConfigError(f"requirements --audit: the specification texts are not at {where} ({source}); {how}")
+    missing = [name for name in needed_seed_files() if not (where / name).is_file()]
+    if missing:
+        raise ConfigError(f"requirements --audit: {where} ({source}) lacks {', '.join(missing)}; {how}")
+    return where
 
 
 def audit_command(args: argparse.Namespace) -> int:
     if not args.audit:  # the count of testable rules per seed
         sys.stdout.write(render_counts(count_rules()))
         return int(ExitCode.OK)
-    if not args.seeds.is_dir():
-        raise ConfigError(f"requirements --audit: the seed files are not at {args.seeds}; give --seeds DIR")
-    audit = run_audit(seeds_dir=args.seeds)
+    audit = run_audit(seeds_dir=audit_seeds_dir(args.seeds))
     table = render_markdown(audit)
     if args.out is None:
         sys.stdout.write(table)

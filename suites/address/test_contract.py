@@ -33,6 +33,7 @@ from schemathesis.specs.openapi.checks import (
 from conformance.checks.address import contract_pass
 from conformance.checks.address import contract_split as split
 from conformance.checks.address.st_checks import MUST_CHECKS, SHOULD_CHECKS
+from conformance.checks.registry import MUST, OBSERVATION, SHOULD, check
 from conformance.errors import NotApplicable
 from conformance.http.fuzz_transport import direct_call
 from conformance.openapi import operations as ops
@@ -128,9 +129,40 @@ def _other_groups(seed_schema) -> dict[str, list]:
     return groups
 
 
+# One MUST check per operation of the seed: schemathesis's built-in checks that make sense for
+# a read-only API, plus the MUST domain checks of st_checks.py. The built-in checks that read
+# the description's constraints judge only the seed's (those marked `x-conformance-source:
+# public` are address.contract.public_behaviour's). The operation is found in the profile's
+# description by method and path template, whatever its operationId.
+CONTRACT_COLLATERAL = ["address.api_version_missing", "address.self_link_drops_query"]
+CONTRACT = {
+    operation_id: check(f"address.contract.{operation_id}", MUST,
+                        f"GET {path} conforms to the OpenAPI description under generated requests",
+                        requirements=["ADDR-4", "ADDR-7", "ADDR-2.error", "ADDR-9.api-version"],
+                        proven_by=["address.api_version_missing"], may_fail_under=CONTRACT_COLLATERAL[1:],
+                        sends=["fuzz"], feature="contract fuzzing")
+    for operation_id, path in ops.SEED_OPERATIONS.items()
+}
+SHOULD_RULES = check("address.contract.should_rules", SHOULD,
+                     "Generated responses follow the public HAL rules (self link, paging links, identifier formats)",
+                     requirements=["BAGREF-4.1", "BAGREF-4.2", "BAGREF-2.1"],
+                     proven_by=["address.self_link_drops_query"], may_fail_under=CONTRACT_COLLATERAL[:1],
+                     sends=["fuzz"], feature="contract fuzzing")
+# The seed: "Formats of the identifier types, and the allowed values of Gebruiksdoel: not
+# shown", "Fields of the HAL resources ...: not shown". The per-operation MUST checks judge only
+# the seed's constraints of the description (conformance/checks/address/contract_split.py).
+PUBLIC_BEHAVIOUR = check("address.contract.public_behaviour", SHOULD,
+                         "Generated requests and answers follow the constraints the description marks public "
+                         "behaviour (identifier formats, expand grammar, HAL fields: x-conformance-source: public)",
+                         requirements=["ADDR-2.fields", "BAGREF-2.1", "BAGREF-2.5", "BAGREF-3", "BAGREF-4.3"],
+                         proven_by=["address.identifier_patterns_not_enforced"],
+                         may_fail_under=[*CONTRACT_COLLATERAL, "address.huisnummer_as_string",
+                                         "address.identifiers_malformed"],
+                         sends=["fuzz"], feature="contract fuzzing")
+
+
 def _operation_test(operation_id: str, template: str):
-    @pytest.mark.fuzz
-    @pytest.mark.check(f"address.contract.{operation_id}")
+    @CONTRACT[operation_id]
     @pytest.mark.seed_operation(operation_id)
     @pytest.mark.usefixtures("described_operation", "fuzz_can_send")
     @schema.include(method="GET", path_regex=ops.path_regex(template)).parametrize()
@@ -155,8 +187,10 @@ for _operation_id, _template in ops.SEED_OPERATIONS.items():
     globals()[f"test_{_operation_id}"] = _operation_test(_operation_id, _template)
 
 
-@pytest.mark.fuzz
-@pytest.mark.check("address.contract.other_operations")
+@check("address.contract.other_operations", OBSERVATION, "Operations the description has beyond the seed's answer as the description says (schemathesis's checks)",
+       requirements=["ADDR-4.other-operations"],
+       sends=["fuzz"],
+       feature="contract fuzzing")
 @pytest.mark.usefixtures("described_operation", "fuzz_can_send")
 @schema.exclude(func=ops.is_seed_operation).parametrize()
 @FUZZ_SETTINGS
@@ -173,8 +207,7 @@ def _should_rules_test(operations, operation_id: str | None):
     """The SHOULD rules over some of the operations: one test per seed operation and one for
     the others, so that the operations are fuzzed side by side in the xdist workers (as one
     test they were one chain of requests: against a service answering in 200 ms, 300 s)."""
-    @pytest.mark.fuzz
-    @pytest.mark.check("address.contract.should_rules")
+    @SHOULD_RULES
     @pytest.mark.usefixtures("described_operation", "fuzz_can_send")
     @operations.parametrize()
     @FUZZ_SETTINGS
@@ -201,8 +234,7 @@ def _public_behaviour_test(operation_id: str, template: str):
     """The constraints the description marks public behaviour (x-conformance-source: public),
     where the seed's hold: answers' shapes and the refusal of requests that break only them.
     One test per seed operation, fuzzed side by side in the xdist workers as the SHOULD rules are."""
-    @pytest.mark.fuzz
-    @pytest.mark.check("address.contract.public_behaviour")
+    @PUBLIC_BEHAVIOUR
     @pytest.mark.seed_operation(operation_id)
     @pytest.mark.usefixtures("described_operation", "fuzz_can_send", "judged_on_contract_pass")
     @schema.include(method="GET", path_regex=ops.path_regex(template)).parametrize()
@@ -243,8 +275,12 @@ def _stateful_checks(seed_schema) -> list:
     return [split.seed_response_schema(seed_schema) if c is response_schema_conformance else c for c in STATEFUL_CHECKS]
 
 
-@pytest.mark.fuzz
-@pytest.mark.check("address.contract.stateful_links")
+@check("address.contract.stateful_links", MUST, "Chains of operations through OpenAPI links (search -> address -> object -> building) conform",
+       requirements=["ADDR-4", "ADDR-1.hal"],
+       proven_by=["address.api_version_missing"],
+       may_fail_under=["address.self_link_drops_query"],
+       sends=["fuzz"],
+       feature="contract fuzzing")
 @pytest.mark.usefixtures("described_links", "fuzz_can_send")
 def test_stateful_links(address_schema, address_api, fuzz_session, profile, fuzz_max_examples,
                         address_seed_schema) -> None:

@@ -22,6 +22,7 @@ from conformance.checks.address.control import (
     refused_vs_control,
     rejected_vs_control,
 )
+from conformance.checks.registry import MUST, OBSERVATION, SHOULD, check
 from conformance.errors import NotJudged
 from conformance.findings import Finding, expect, require
 
@@ -100,15 +101,22 @@ def first_vbo_with(api, attribute) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- /adresseerbareobjecten
-@pytest.mark.negative
-@pytest.mark.check("address.adresseerbareobjecten.no_parameters_rejected")
+@check("address.adresseerbareobjecten.no_parameters_rejected", MUST, "GET /adresseerbareobjecten without any query parameter is answered 400 paramsRequired",
+       requirements=["ADDR-4.adresseerbareobjecten", "ADDR-7.paramsRequired"],
+       proven_by=["address.required_params_not_enforced"],
+       may_fail_under=["address.wrong_error_code"],
+       sends=["refused"],
+       feature="GET /adresseerbareobjecten")
 def test_no_parameters_rejected(address_api) -> None:
     control = Req.of(OBJECTS, [("pandIdentificaties", address_api.sample("pand"))])
     ex = refused_vs_control(address_api, control, control.without("pandIdentificaties"), rule="no query kind given")
     problem.has_problem_code(ex, "paramsRequired")
 
 
-@pytest.mark.check("address.adresseerbareobjecten.by_nummeraanduiding")
+@check("address.adresseerbareobjecten.by_nummeraanduiding", MUST, "nummeraanduidingIdentificatie finds the object whose main or side address it is, and only such objects",
+       requirements=["ADDR-4.adresseerbareobjecten.nummeraanduidingIdentificatie"],
+       proven_by=["address.nummeraanduiding_side_address_ignored"],
+       feature="GET /adresseerbareobjecten")
 def test_by_nummeraanduiding(address_api) -> None:
     sample, related = sample_relations(address_api, "verblijfsobject")
     vbo = sample.value
@@ -118,7 +126,11 @@ def test_by_nummeraanduiding(address_api) -> None:
         E.includes(E.object_ids(found), vbo, f"the object with address {num}")
 
 
-@pytest.mark.check("address.adresseerbareobjecten.bbox_results_in_box")
+@check("address.adresseerbareobjecten.bbox_results_in_box", MUST, "A bbox query returns objects, each lying in or touching the box",
+       requirements=["ADDR-4.adresseerbareobjecten.bbox"],
+       proven_by=["address.bbox_filter_ignored"],
+       may_fail_under=["address.identifiers_malformed", "address.object_wrapper_ambiguous"],
+       feature="GET /adresseerbareobjecten")
 def test_bbox_results_in_box(address_api) -> None:
     box, bbox = bbox_param(address_api)
     found = search_all(address_api, [bbox])
@@ -126,7 +138,10 @@ def test_bbox_results_in_box(address_api) -> None:
     E.objects_meet_box(found, box)
 
 
-@pytest.mark.check("address.adresseerbareobjecten.exactly_one_type")
+@check("address.adresseerbareobjecten.exactly_one_type", MUST, "Each object of a search result is exactly one of ligplaats, standplaats, verblijfsobject",
+       requirements=["ADDR-4.adresseerbareobjecten"],
+       proven_by=["address.object_wrapper_ambiguous"],
+       feature="GET /adresseerbareobjecten")
 def test_exactly_one_type(address_api) -> None:
     _, bbox = bbox_param(address_api)
     found = search_all(address_api, [bbox])
@@ -137,9 +152,13 @@ def test_exactly_one_type(address_api) -> None:
 
 @pytest.mark.parametrize(
     ("height", "accepted"),
-    [pytest.param(500.0, True, id="250000m2"), pytest.param(500.1, False, id="250050m2", marks=pytest.mark.negative)],
+    [pytest.param(500.0, True, id="250000m2"), pytest.param(500.1, False, id="250050m2")],
 )
-@pytest.mark.check("address.adresseerbareobjecten.bbox_area_limit")
+@check("address.adresseerbareobjecten.bbox_area_limit", MUST, "A bbox of exactly 250000 m2 is accepted and one just above it is refused with 400 naming bbox",
+       requirements=["ADDR-4.adresseerbareobjecten.bbox", "ADDR-8.bbox"],
+       proven_by=["address.bbox_area_not_enforced"],
+       may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+       feature="GET /adresseerbareobjecten")
 def test_bbox_area_limit(address_api, height: float, accepted: bool) -> None:
     # The box of exactly 250000 m2 is the control of the one just above it.
     control = Req.of(OBJECTS, [("bbox", E.format_bbox(E.square_bbox(address_api.sample("bbox"), 500.0)))])
@@ -150,9 +169,13 @@ def test_bbox_area_limit(address_api, height: float, accepted: bool) -> None:
         rejected_vs_control(address_api, control, changed, "bbox", "a bbox above 250000 m2")
 
 
-@pytest.mark.negative
 @pytest.mark.parametrize("shape", ["three", "five", "letters"])
-@pytest.mark.check("address.adresseerbareobjecten.bbox_arity_rejected")
+@check("address.adresseerbareobjecten.bbox_arity_rejected", MUST, "A bbox of 3 or 5 numbers, or of non-numbers, is refused with 400 naming bbox",
+       requirements=["ADDR-4.adresseerbareobjecten.bbox"],
+       proven_by=["address.bbox_arity_not_enforced"],
+       may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+       sends=["refused"],
+       feature="GET /adresseerbareobjecten")
 def test_bbox_arity_rejected(address_api, shape: str) -> None:
     x1, y1, x2, y2 = E.format_bbox(E.parse_bbox(address_api.sample("bbox"))).split(",")
     value = {"three": f"{x1},{y1},{x2}", "five": f"{x1},{y1},{x2},{y2},{y2}", "letters": "a,b,c,d"}[shape]
@@ -160,7 +183,9 @@ def test_bbox_arity_rejected(address_api, shape: str) -> None:
     rejected_vs_control(address_api, control, control.with_param("bbox", value), "bbox", f"bbox {shape}")
 
 
-@pytest.mark.check("address.adresseerbareobjecten.bbox_corner_order")
+@check("address.adresseerbareobjecten.bbox_corner_order", OBSERVATION, "What the server does with a bbox given as upper-left, lower-right (the seed orders lower-left, upper-right)",
+       requirements=["ADDR-4.adresseerbareobjecten.bbox", "BAGREF-4.8"],
+       feature="GET /adresseerbareobjecten")
 def test_bbox_corner_order(address_api, observe) -> None:
     box, bbox = bbox_param(address_api)
     normal = address_api.get(OBJECTS, [bbox, ("pageSize", "100")])
@@ -178,7 +203,10 @@ def test_bbox_corner_order(address_api, observe) -> None:
 
 
 @pytest.mark.parametrize("kind", E.OBJECT_TYPES)
-@pytest.mark.check("address.adresseerbareobjecten.type_filter")
+@check("address.adresseerbareobjecten.type_filter", MUST, "bbox with type returns objects of that type only (each type found in the sample box)",
+       requirements=["ADDR-4.adresseerbareobjecten.type"],
+       proven_by=["address.type_filter_ignored"],
+       feature="GET /adresseerbareobjecten")
 def test_type_filter(address_api, kind: str) -> None:
     # Over a box holding the kind, type=kind finds it and nothing else ...
     _, bbox = bbox_param(address_api, f"bbox_{kind}")
@@ -201,7 +229,11 @@ def test_type_filter(address_api, kind: str) -> None:
     E.objects_of_type(search_all(address_api, [other, ("type", kind)]), kind)
 
 
-@pytest.mark.check("address.adresseerbareobjecten.gebruiksdoelen_filter")
+@check("address.adresseerbareobjecten.gebruiksdoelen_filter", MUST, "bbox with gebruiksdoelen returns accommodation objects having at least one of the purposes",
+       requirements=["ADDR-4.adresseerbareobjecten.gebruiksdoelen"],
+       proven_by=["address.gebruiksdoelen_filter_ignored"],
+       may_fail_under=["address.identifiers_malformed"],
+       feature="GET /adresseerbareobjecten")
 def test_gebruiksdoelen_filter(address_api) -> None:
     vbo = first_vbo_with(address_api, E.gebruiksdoelen)
     held = E.gebruiksdoelen(vbo)
@@ -213,7 +245,11 @@ def test_gebruiksdoelen_filter(address_api) -> None:
     E.includes(E.object_ids(found), E.object_id(vbo), f"a verblijfsobject with purpose {held[0]}")
 
 
-@pytest.mark.check("address.adresseerbareobjecten.geconstateerd_filter")
+@check("address.adresseerbareobjecten.geconstateerd_filter", MUST, "bbox with geconstateerd=true returns exactly the box's established objects (geconstateerd J)",
+       requirements=["ADDR-4.adresseerbareobjecten.geconstateerd"],
+       proven_by=["address.geconstateerd_filter_ignored"],
+       may_fail_under=["address.identifiers_malformed", "address.object_wrapper_ambiguous", "address.bbox_filter_ignored"],
+       feature="GET /adresseerbareobjecten")
 def test_geconstateerd_filter(address_api) -> None:
     _, bbox = bbox_param(address_api)
     established = {E.object_id(i) for i in search_all(address_api, [bbox]) if E.is_established(i)}
@@ -227,13 +263,17 @@ def test_geconstateerd_filter(address_api) -> None:
 @pytest.mark.parametrize(
     ("name", "value", "accepted"),
     [
-        pytest.param("oppervlakte[min]", "0", False, marks=pytest.mark.negative),
+        pytest.param("oppervlakte[min]", "0", False),
         pytest.param("oppervlakte[min]", "1", True),
         pytest.param("oppervlakte[max]", "999999", True),
-        pytest.param("oppervlakte[max]", "1000000", False, marks=pytest.mark.negative),
+        pytest.param("oppervlakte[max]", "1000000", False),
     ],
 )
-@pytest.mark.check("address.adresseerbareobjecten.oppervlakte_limits")
+@check("address.adresseerbareobjecten.oppervlakte_limits", MUST, "oppervlakte[min] and [max] accept 1 and 999999 and refuse 0 and 1000000 with 400",
+       requirements=["ADDR-4.adresseerbareobjecten.oppervlakte", "ADDR-8.oppervlakte"],
+       proven_by=["address.oppervlakte_limits_not_enforced"],
+       may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+       feature="GET /adresseerbareobjecten")
 def test_oppervlakte_limits(address_api, name: str, value: str, accepted: bool) -> None:
     _, bbox = bbox_param(address_api)
     changed = Req.of(OBJECTS, [bbox, (name, value)])
@@ -244,7 +284,11 @@ def test_oppervlakte_limits(address_api, name: str, value: str, accepted: bool) 
         rejected_vs_control(address_api, control, changed, (name, "oppervlakte"), f"{name}={value} is outside 1..999999")
 
 
-@pytest.mark.check("address.adresseerbareobjecten.oppervlakte_filter")
+@check("address.adresseerbareobjecten.oppervlakte_filter", MUST, "bbox with oppervlakte returns accommodation objects whose area lies in the range",
+       requirements=["ADDR-4.adresseerbareobjecten.oppervlakte"],
+       proven_by=["address.oppervlakte_filter_ignored"],
+       may_fail_under=["address.identifiers_malformed"],
+       feature="GET /adresseerbareobjecten")
 def test_oppervlakte_filter(address_api) -> None:
     vbo = first_vbo_with(address_api, E.oppervlakte)
     area = E.oppervlakte(vbo)
@@ -257,7 +301,10 @@ def test_oppervlakte_filter(address_api) -> None:
         E.includes(E.object_ids(found), E.object_id(vbo), f"a verblijfsobject of {area} m2")
 
 
-@pytest.mark.check("address.adresseerbareobjecten.oppervlakte_excludes_berths_pitches")
+@check("address.adresseerbareobjecten.oppervlakte_excludes_berths_pitches", MUST, "Berths and pitches are never found with an oppervlakte filter",
+       requirements=["ADDR-4.adresseerbareobjecten.oppervlakte"],
+       proven_by=["address.oppervlakte_filter_ignored"],
+       feature="GET /adresseerbareobjecten")
 def test_oppervlakte_excludes_berths_pitches(address_api) -> None:
     for kind in ("ligplaats", "standplaats"):
         _, bbox = bbox_param(address_api, f"bbox_{kind}")
@@ -276,8 +323,11 @@ def _min_above_max(address_api):
     return _min_equal_max(address_api).with_param("oppervlakte[min]", "200").send(address_api)
 
 
-@pytest.mark.negative
-@pytest.mark.check("address.adresseerbareobjecten.oppervlakte_min_above_max_rejected")
+@check("address.adresseerbareobjecten.oppervlakte_min_above_max_rejected", MUST, "oppervlakte[min] greater than oppervlakte[max] is an error (4xx)",
+       requirements=["ADDR-4.adresseerbareobjecten.oppervlakte"],
+       proven_by=["address.oppervlakte_range_not_enforced"],
+       sends=["refused"],
+       feature="GET /adresseerbareobjecten")
 def test_oppervlakte_min_above_max_rejected(address_api) -> None:
     # min = max is the control; raising min above max is the one change.
     control = _min_equal_max(address_api)
@@ -286,8 +336,10 @@ def test_oppervlakte_min_above_max_rejected(address_api) -> None:
                        names=("oppervlakte", "oppervlakte[min]", "oppervlakte[max]"))
 
 
-@pytest.mark.negative
-@pytest.mark.check("address.adresseerbareobjecten.oppervlakte_min_above_max_response")
+@check("address.adresseerbareobjecten.oppervlakte_min_above_max_response", OBSERVATION, "Status, code and invalid-params of the error for oppervlakte[min] > [max] (not shown in the seed)",
+       requirements=["ADDR-4.adresseerbareobjecten.oppervlakte", "ADDR-7", "BAGREF-4.9"],
+       sends=["refused"],
+       feature="GET /adresseerbareobjecten")
 def test_oppervlakte_min_above_max_response(address_api, observe) -> None:
     control_served(address_api, _min_equal_max(address_api))  # else the answer says nothing about the range
     ex = _min_above_max(address_api)
@@ -297,8 +349,12 @@ def test_oppervlakte_min_above_max_response(address_api, observe) -> None:
              "invalid-params": [(p.get("name"), p.get("code")) for p in params if isinstance(p, dict)]})
 
 
-@pytest.mark.negative
-@pytest.mark.check("address.adresseerbareobjecten.bbox_filter_without_bbox_rejected")
+@check("address.adresseerbareobjecten.bbox_filter_without_bbox_rejected", MUST, "geconstateerd without bbox is no query kind: 400 paramsRequired",
+       requirements=["ADDR-4.adresseerbareobjecten", "ADDR-7.paramsRequired"],
+       proven_by=["address.required_params_not_enforced"],
+       may_fail_under=["address.wrong_error_code"],
+       sends=["refused"],
+       feature="GET /adresseerbareobjecten")
 def test_bbox_filter_without_bbox_rejected(address_api) -> None:
     _, bbox = bbox_param(address_api)
     control = Req.of(OBJECTS, [bbox, ("geconstateerd", "true")])
@@ -306,7 +362,10 @@ def test_bbox_filter_without_bbox_rejected(address_api) -> None:
     problem.has_problem_code(ex, "paramsRequired")
 
 
-@pytest.mark.check("address.adresseerbareobjecten.by_pand")
+@check("address.adresseerbareobjecten.by_pand", MUST, "pandIdentificaties finds the objects in those buildings, and only those",
+       requirements=["ADDR-4.adresseerbareobjecten.pandIdentificaties"],
+       proven_by=["address.pand_query_leaks"],
+       feature="GET /adresseerbareobjecten")
 def test_by_pand(address_api) -> None:
     # One in two buildings also proves a list of pandIdentificaties; data without one still
     # proves the query by a single building.
@@ -319,9 +378,13 @@ def test_by_pand(address_api) -> None:
         E.includes(E.object_ids(found), vbo, f"the verblijfsobject in {','.join(chosen)}")
 
 
-@pytest.mark.negative
 @pytest.mark.parametrize("case", ["nummeraanduiding_15_digits", "nummeraanduiding_letters", "pand_wrong_type"])
-@pytest.mark.check("address.adresseerbareobjecten.identifier_patterns_rejected")
+@check("address.adresseerbareobjecten.identifier_patterns_rejected", SHOULD, "Malformed nummeraanduidingIdentificatie / pandIdentificaties values are refused with 400 naming them",
+       requirements=["ADDR-4.adresseerbareobjecten", "BAGREF-2.1", "BAGREF-5.4"],
+       proven_by=["address.identifier_patterns_not_enforced"],
+       may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+       sends=["refused"],
+       feature="GET /adresseerbareobjecten")
 def test_identifier_patterns_rejected(address_api, case: str) -> None:
     num, vbo = address_api.sample("nummeraanduiding"), address_api.sample("verblijfsobject")
     name, value = {
@@ -334,7 +397,11 @@ def test_identifier_patterns_rejected(address_api, case: str) -> None:
 
 
 @pytest.mark.parametrize("kind", T.QUERY_KINDS)
-@pytest.mark.check("address.adresseerbareobjecten.huidig")
+@check("address.adresseerbareobjecten.huidig", MUST, "huidig=true leaves out an object with an end status, by each query kind; huidig=false returns it",
+       requirements=["ADDR-1.huidig", "ADDR-4.huidig"],
+       proven_by=["address.deleted_objects_returned_with_huidig", "address.collection_ignores_huidig"],
+       may_fail_under=["address.identifiers_malformed"],
+       feature="GET /adresseerbareobjecten")
 def test_huidig(address_api, kind: str) -> None:
     # Each query kind applies huidig: one honoured on the address search alone is no pass.
     sample = sample_object(address_api, "adresseerbaarobject_eindstatus")
@@ -347,7 +414,10 @@ def test_huidig(address_api, kind: str) -> None:
 
 
 @pytest.mark.parametrize("expand", [*RELATIONS, "heeftAlsHoofdAdres,maaktDeelUitVan", "true"])
-@pytest.mark.check("address.adresseerbareobjecten.expand_embeds")
+@check("address.adresseerbareobjecten.expand_embeds", MUST, "expand (heeftAlsHoofdAdres, heeftAlsNevenAdres, maaktDeelUitVan, lists, true) embeds the named relations",
+       requirements=["ADDR-1.expand", "ADDR-2.expand", "ADDR-4.expand"],
+       proven_by=["address.expand_ignored"],
+       feature="GET /adresseerbareobjecten")
 def test_expand_embeds(address_api, expand: str) -> None:
     sample, related = sample_relations(address_api, vbo_sample_for(expand))
     vbo = sample.value
@@ -360,9 +430,13 @@ def test_expand_embeds(address_api, expand: str) -> None:
     check_embedded(item, expand, related)
 
 
-@pytest.mark.negative
 @pytest.mark.parametrize("expand", ["bestaatniet", "heeftAlsHoofdAdres,bestaatniet", "woonplaats"])
-@pytest.mark.check("address.adresseerbareobjecten.expand_unknown_rejected")
+@check("address.adresseerbareobjecten.expand_unknown_rejected", MUST, "An expand value that is no relation of an addressable object is refused with 400 naming expand",
+       requirements=["ADDR-4.expand", "ADDR-7.400"],
+       proven_by=["address.unknown_expand_ignored"],
+       may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+       sends=["refused"],
+       feature="GET /adresseerbareobjecten")
 def test_expand_unknown_rejected(address_api, expand: str) -> None:
     control = _expand_control(address_api)
     rejected_vs_control(address_api, control, control.with_param("expand", expand), "expand", f"expand={expand}")
@@ -374,8 +448,12 @@ def _expand_control(address_api) -> Req:
     return Req.of(OBJECTS, [("nummeraanduidingIdentificatie", num), ("expand", "heeftAlsHoofdAdres")])
 
 
-@pytest.mark.negative
-@pytest.mark.check("address.adresseerbareobjecten.expand_empty_rejected")
+@check("address.adresseerbareobjecten.expand_empty_rejected", SHOULD, "An empty expand value is refused with 400 naming expand",
+       requirements=["ADDR-4.expand.empty", "BAGREF-4.3"],
+       proven_by=["address.unknown_expand_ignored"],
+       may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+       sends=["refused"],
+       feature="GET /adresseerbareobjecten")
 def test_expand_empty_rejected(address_api) -> None:
     control = _expand_control(address_api)
     rejected_vs_control(address_api, control, control.with_param("expand", ""), "expand", "an empty expand")
@@ -383,22 +461,33 @@ def test_expand_empty_rejected(address_api) -> None:
 
 # --------------------------------------------------------------------------- /adresseerbareobjecten/{id}
 @pytest.mark.parametrize("kind", E.OBJECT_TYPES)
-@pytest.mark.check("address.adresseerbaarobject.by_id")
+@check("address.adresseerbaarobject.by_id", MUST, "Each of a verblijfsobject, ligplaats and standplaats is returned (200) in exactly one wrapper of its type",
+       requirements=["ADDR-4.adresseerbareobjecten.id", "ADDR-1.resources"],
+       proven_by=["address.identifiers_malformed"],
+       feature="GET /adresseerbareobjecten/{adresseerbaarObjectIdentificatie}")
 def test_object_by_id(address_api, kind: str) -> None:
     object_id = address_api.sample(kind, verify=False)  # the lookup is this check's rule
     E.single_object(get_object(address_api, object_id), object_id, kind)
 
 
-@pytest.mark.check("address.adresseerbaarobject.unknown_not_found")
+@check("address.adresseerbaarobject.unknown_not_found", MUST, "An unknown addressable object id is answered 404 notFound",
+       requirements=["ADDR-4.adresseerbareobjecten.id", "ADDR-7.404"],
+       proven_by=["address.not_found_as_200"],
+       may_fail_under=["address.wrong_error_code"],
+       feature="GET /adresseerbareobjecten/{adresseerbaarObjectIdentificatie}")
 def test_object_unknown_not_found(address_api) -> None:
     control = Req.of(f"{OBJECTS}/{address_api.sample('verblijfsobject')}")
     changed = control.with_path(f"{OBJECTS}/{address_api.sample('unknown_adresseerbaarobject')}")
     E.is_not_found(refused_vs_control(address_api, control, changed, rule="an unknown id", statuses=(404,)))
 
 
-@pytest.mark.negative
 @pytest.mark.parametrize("case", ["10_digits", "letters"])
-@pytest.mark.check("address.adresseerbaarobject.malformed_id_rejected")
+@check("address.adresseerbaarobject.malformed_id_rejected", SHOULD, "A malformed addressable object id is refused with 400 naming the path parameter",
+       requirements=["ADDR-4.adresseerbareobjecten.id", "BAGREF-2.1", "BAGREF-8"],
+       proven_by=["address.path_id_pattern_not_enforced"],
+       may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+       sends=["refused"],
+       feature="GET /adresseerbareobjecten/{adresseerbaarObjectIdentificatie}")
 def test_object_malformed_id_rejected(address_api, case: str) -> None:
     vbo = address_api.sample("verblijfsobject")
     value = vbo[:10] if case == "10_digits" else "a" * len(vbo)
@@ -407,7 +496,11 @@ def test_object_malformed_id_rejected(address_api, case: str) -> None:
                         "adresseerbaarObjectIdentificatie", f"path id {value}")
 
 
-@pytest.mark.check("address.adresseerbaarobject.geldig_op")
+@check("address.adresseerbaarobject.geldig_op", MUST, "geldigOp returns the occurrence valid on that date, earlier than the current one",
+       requirements=["ADDR-1.time-travel", "ADDR-4.geldigOp"],
+       proven_by=["address.time_travel_ignored"],
+       may_fail_under=["address.time_travel_forbidden"],
+       feature="GET /adresseerbareobjecten/{adresseerbaarObjectIdentificatie}")
 def test_object_geldig_op(address_api) -> None:
     current = sample_object(address_api, "adresseerbaarobject_historie")
     object_id, day = current.value, address_api.sample("historie_datum")
@@ -415,7 +508,11 @@ def test_object_geldig_op(address_api) -> None:
     E.valid_on(then, date.fromisoformat(day), current)
 
 
-@pytest.mark.check("address.adresseerbaarobject.beschikbaar_op")
+@check("address.adresseerbaarobject.beschikbaar_op", MUST, "beschikbaarOp before the latest registration returns the occurrence registered then",
+       requirements=["ADDR-1.time-travel", "ADDR-4.beschikbaarOp"],
+       proven_by=["address.time_travel_ignored"],
+       may_fail_under=["address.time_travel_forbidden"],
+       feature="GET /adresseerbareobjecten/{adresseerbaarObjectIdentificatie}")
 def test_object_beschikbaar_op(address_api) -> None:
     current = sample_object(address_api, "adresseerbaarobject_historie")
     object_id = current.value
@@ -429,7 +526,11 @@ def test_object_beschikbaar_op(address_api) -> None:
     E.registered_before(then, current, moment)
 
 
-@pytest.mark.check("address.adresseerbaarobject.huidig")
+@check("address.adresseerbaarobject.huidig", MUST, "huidig=true on an object with an end status gives 404; huidig=false returns it",
+       requirements=["ADDR-1.huidig", "ADDR-4.huidig", "ADDR-7.404"],
+       proven_by=["address.deleted_objects_returned_with_huidig"],
+       may_fail_under=["address.not_found_as_200", "address.identifiers_malformed"],
+       feature="GET /adresseerbareobjecten/{adresseerbaarObjectIdentificatie}")
 def test_object_huidig(address_api) -> None:
     ended = address_api.sample("adresseerbaarobject_eindstatus", verify=False)  # its lookup is the rule
     E.has_status(get_object(address_api, ended, huidig="true"), 404, "huidig=true and the object has an end status")
@@ -441,7 +542,10 @@ def test_object_huidig(address_api) -> None:
     [("verblijfsobject", "true"), ("verblijfsobject", "heeftAlsHoofdAdres"), ("verblijfsobject", "heeftAlsNevenAdres"),
      ("verblijfsobject", "maaktDeelUitVan"), ("ligplaats", "true"), ("standplaats", "heeftAlsHoofdAdres")],
 )
-@pytest.mark.check("address.adresseerbaarobject.expand_embeds")
+@check("address.adresseerbaarobject.expand_embeds", MUST, "expand on one object embeds the named relations (true: main address and buildings of a verblijfsobject)",
+       requirements=["ADDR-1.expand", "ADDR-2.expand", "ADDR-4.expand"],
+       proven_by=["address.expand_ignored"],
+       feature="GET /adresseerbareobjecten/{adresseerbaarObjectIdentificatie}")
 def test_object_expand_embeds(address_api, kind: str, expand: str) -> None:
     sample, related = sample_relations(address_api, vbo_sample_for(expand) if kind == "verblijfsobject" else kind)
     object_id = sample.value
@@ -456,7 +560,10 @@ def lvc(api, object_id: str, **params: str):
     return api.get(f"{OBJECTS}/{object_id}/lvc", params or None)
 
 
-@pytest.mark.check("address.lvc.gehele_lvc")
+@check("address.lvc.gehele_lvc", MUST, "geheleLvc=false (and its default) returns the valid life cycle; true adds the removed occurrences",
+       requirements=["ADDR-1.life-cycle", "ADDR-4.lvc.geheleLvc"],
+       proven_by=["address.lifecycle_removed_always_included"],
+       feature="GET /adresseerbareobjecten/{adresseerbaarObjectIdentificatie}/lvc")
 def test_lvc_gehele_lvc(address_api) -> None:
     object_id = address_api.sample("adresseerbaarobject_historie")
     default = E.occurrence_keys(lvc(address_api, object_id))
@@ -467,14 +574,21 @@ def test_lvc_gehele_lvc(address_api) -> None:
     E.whole_life_cycle_larger(valid, whole)
 
 
-@pytest.mark.check("address.lvc.unknown_not_found")
+@check("address.lvc.unknown_not_found", MUST, "The life cycle of an unknown object is answered 404 notFound",
+       requirements=["ADDR-4.lvc", "ADDR-7.404"],
+       proven_by=["address.not_found_as_200"],
+       may_fail_under=["address.wrong_error_code"],
+       feature="GET /adresseerbareobjecten/{adresseerbaarObjectIdentificatie}/lvc")
 def test_lvc_unknown_not_found(address_api) -> None:
     control = Req.of(f"{OBJECTS}/{address_api.sample('verblijfsobject')}/lvc")
     changed = control.with_path(f"{OBJECTS}/{address_api.sample('unknown_adresseerbaarobject')}/lvc")
     E.is_not_found(refused_vs_control(address_api, control, changed, rule="an unknown id", statuses=(404,)))
 
 
-@pytest.mark.check("address.lvc.no_paging_links")
+@check("address.lvc.no_paging_links", SHOULD, "A life cycle carries no paging links",
+       requirements=["ADDR-4.lvc", "BAGREF-3.4"],
+       proven_by=["address.lvc_paging_links"],
+       feature="GET /adresseerbareobjecten/{adresseerbaarObjectIdentificatie}/lvc")
 def test_lvc_no_paging_links(address_api) -> None:
     ex = lvc(address_api, address_api.sample("adresseerbaarobject_historie"), geheleLvc="true")
     E.is_ok(ex)

@@ -16,6 +16,7 @@ from conformance.checks.address import endpoints as E
 from conformance.checks.address import general as g
 from conformance.checks.address import hal, problem
 from conformance.checks.address.control import Req, control_served, refused_vs_control, rejected_vs_control
+from conformance.checks.registry import MUST, OBSERVATION, SHOULD, Declared, check
 from conformance.findings import expect, require
 
 ADRESSEN = "/adressen"
@@ -91,7 +92,10 @@ def check_address_embeds(address: dict[str, Any], expand: str, related: dict[str
 
 
 # --------------------------------------------------------------------------- query kinds
-@pytest.mark.check("address.adressen.by_postcode_huisnummer")
+@check("address.adressen.by_postcode_huisnummer", MUST, "postcode+huisnummer returns the addresses with that postcode and number, the sample among them",
+       requirements=["ADDR-4.adressen.postcode"],
+       proven_by=["address.query_filter_ignored"],
+       feature="GET /adressen")
 def test_by_postcode_huisnummer(address_api) -> None:
     address = sample_address(address_api)
     found = search_all(address_api, postcode_query(address))
@@ -100,7 +104,11 @@ def test_by_postcode_huisnummer(address_api) -> None:
 
 
 @pytest.mark.parametrize("part", ["huisletter", "huisnummertoevoeging"])
-@pytest.mark.check("address.adressen.by_postcode_huisnummer_letter_addition")
+@check("address.adressen.by_postcode_huisnummer_letter_addition", MUST, "postcode+huisnummer with huisletter or huisnummertoevoeging returns only addresses having it",
+       requirements=["ADDR-4.adressen.postcode"],
+       proven_by=["address.letter_addition_ignored"],
+       may_fail_under=["address.query_filter_ignored"],
+       feature="GET /adressen")
 def test_by_postcode_huisnummer_letter_addition(address_api, part: str) -> None:
     address = sample_address(address_api)
     variants = [a for a in search_all(address_api, postcode_query(address)) if a.get(part)]
@@ -112,7 +120,10 @@ def test_by_postcode_huisnummer_letter_addition(address_api, part: str) -> None:
     E.includes(E.address_ids(found), E.address_id(variants[0]), f"the address with {part} {value}")
 
 
-@pytest.mark.check("address.adressen.by_adresseerbaar_object")
+@check("address.adressen.by_adresseerbaar_object", MUST, "adresseerbaarObjectIdentificatie returns the object's main and side addresses, and only its addresses",
+       requirements=["ADDR-4.adressen.adresseerbaarObjectIdentificatie"],
+       proven_by=["address.object_query_drops_side_addresses"],
+       feature="GET /adressen")
 def test_by_adresseerbaar_object(address_api) -> None:
     vbo, main, sides, _ = vbo_relations(address_api)
     found = search_all(address_api, [("adresseerbaarObjectIdentificatie", vbo)])
@@ -121,7 +132,10 @@ def test_by_adresseerbaar_object(address_api) -> None:
         E.includes(E.address_ids(found), num, f"address {num} of the verblijfsobject")
 
 
-@pytest.mark.check("address.adressen.by_woonplaats_straat_huisnummer")
+@check("address.adressen.by_woonplaats_straat_huisnummer", MUST, "woonplaatsNaam+openbareRuimteNaam+huisnummer returns matching addresses, the sample among them",
+       requirements=["ADDR-4.adressen.woonplaatsNaam"],
+       proven_by=["address.name_query_ignores_street"],
+       feature="GET /adressen")
 def test_by_woonplaats_straat_huisnummer(address_api) -> None:
     address = sample_address(address_api)
     found = search_all(address_api, naam_query(address))
@@ -129,7 +143,10 @@ def test_by_woonplaats_straat_huisnummer(address_api) -> None:
     E.includes(E.address_ids(found), E.address_id(address), "the sample address")
 
 
-@pytest.mark.check("address.adressen.by_pand")
+@check("address.adressen.by_pand", MUST, "pandIdentificatie returns the addresses in that building, the verblijfsobject's among them",
+       requirements=["ADDR-4.adressen.pandIdentificatie"],
+       proven_by=["address.pand_query_leaks"],
+       feature="GET /adressen")
 def test_by_pand(address_api) -> None:
     _, main, _, panden = vbo_relations(address_api)
     expect(bool(panden), "the sample verblijfsobject lies in no building", actual=main)
@@ -138,7 +155,11 @@ def test_by_pand(address_api) -> None:
     E.includes(E.address_ids(found), main, "the main address of the verblijfsobject in the building")
 
 
-@pytest.mark.check("address.adressen.by_q")
+@check("address.adressen.by_q", MUST, "q (postcode and number) finds the address; every result matches a search term",
+       requirements=["ADDR-4.adressen.q"],
+       proven_by=["address.q_ignored"],
+       may_fail_under=["address.q_ignores_number"],
+       feature="GET /adressen")
 def test_by_q(address_api) -> None:
     address = sample_address(address_api)
     q = f"{field(address, 'postcode')} {field(address, 'huisnummer')}"
@@ -175,7 +196,10 @@ def q_for_part(api, address: dict[str, Any], part: str) -> tuple[dict[str, Any],
 
 @pytest.mark.parametrize("part", ["woonplaatsNaam", "openbareRuimteNaam", "huisnummer", "huisletter",
                                   "huisnummertoevoeging"])
-@pytest.mark.check("address.adressen.q_searches_each_part")
+@check("address.adressen.q_searches_each_part", MUST, "q naming the sample's woonplaats, street, house number, or a variant's letter or addition (with its postcode or names for context) finds that address",
+       requirements=["ADDR-4.adressen.q"],
+       proven_by=["address.q_ignores_woonplaats", "address.q_ignores_street", "address.q_ignores_number", "address.q_ignores_letter", "address.q_ignores_addition", "address.q_ignored"],
+       feature="GET /adressen")
 def test_q_searches_each_part(address_api, part: str) -> None:
     """Seed part 4: q searches "on postcode, woonplaats, street name, house number, letter, addition"."""
     target, q = q_for_part(address_api, sample_address(address_api), part)
@@ -183,7 +207,10 @@ def test_q_searches_each_part(address_api, part: str) -> None:
     E.includes(E.address_ids(found), E.address_id(target), f"the address whose {part} q names (q={q!r})")
 
 
-@pytest.mark.check("address.adressen.by_openbare_ruimte")
+@check("address.adressen.by_openbare_ruimte", MUST, "openbareRuimteIdentificatie returns the addresses on that public space only",
+       requirements=["ADDR-4.adressen.openbareRuimteIdentificatie"],
+       proven_by=["address.openbare_ruimte_query_ignored"],
+       feature="GET /adressen")
 def test_by_openbare_ruimte(address_api) -> None:
     address = sample_address(address_api)
     own = str(field(address, "openbareRuimteIdentificatie"))
@@ -198,7 +225,10 @@ def test_by_openbare_ruimte(address_api) -> None:
 
 # --------------------------------------------------------------------------- parameter formats and limits
 @pytest.mark.parametrize("form", ["space", "lower", "space_lower"])
-@pytest.mark.check("address.adressen.postcode_forms_accepted")
+@check("address.adressen.postcode_forms_accepted", MUST, "A postcode with a space and/or in lower case is accepted and finds the same addresses",
+       requirements=["ADDR-4.adressen.postcode"],
+       proven_by=["address.postcode_forms_rejected"],
+       feature="GET /adressen")
 def test_postcode_forms_accepted(address_api, form: str) -> None:
     address = sample_address(address_api)
     canonical = E.normal_postcode(field(address, "postcode"))
@@ -210,18 +240,28 @@ def test_postcode_forms_accepted(address_api, form: str) -> None:
     expect(got == want, f"postcode {value!r} finds other addresses than {canonical!r}", expected=want, actual=got)
 
 
-def both_endpoints(rule: str) -> list[Any]:
+def both_endpoints(adressen: Declared, uitgebreid: Declared) -> list[Any]:
     """The rule judged on /adressen and, as its own check, on /adressenuitgebreid: seed part
     4 gives the latter "Parameters and their rules are those of GET /adressen for postcode,
     huisnummer, huisnummertoevoeging, huisletter, ..., woonplaatsNaam, openbareRuimteNaam, q"."""
-    return [pytest.param(ADRESSEN, marks=pytest.mark.check(f"address.adressen.{rule}"), id="adressen"),
-            pytest.param(UITGEBREID, marks=pytest.mark.check(f"address.adressenuitgebreid.{rule}"),
-                         id="adressenuitgebreid")]
+    return [pytest.param(ADRESSEN, marks=adressen.mark, id="adressen"),
+            pytest.param(UITGEBREID, marks=uitgebreid.mark, id="adressenuitgebreid")]
 
 
-@pytest.mark.negative
 @pytest.mark.parametrize("case", ["leading_zero", "three_letters", "two_spaces"])
-@pytest.mark.parametrize("path", both_endpoints("postcode_pattern_rejected"))
+@pytest.mark.parametrize("path", both_endpoints(
+    check("address.adressen.postcode_pattern_rejected", MUST, "A postcode breaking the pattern (leading 0, three letters, two spaces) is refused with 400 naming postcode",
+        requirements=["ADDR-4.adressen.postcode"],
+        proven_by=["address.postcode_pattern_not_enforced"],
+        may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+        sends=["refused"],
+        feature="GET /adressen"),
+    check("address.adressenuitgebreid.postcode_pattern_rejected", MUST, "A postcode breaking the pattern (leading 0, three letters, two spaces) is refused on /adressenuitgebreid with 400 naming postcode",
+        requirements=["ADDR-4.adressenuitgebreid.params", "ADDR-4.adressen.postcode"],
+        proven_by=["address.uitgebreid_params_not_validated", "address.postcode_pattern_not_enforced"],
+        may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+        sends=["refused"],
+        feature="GET /adressenuitgebreid")))
 def test_postcode_pattern_rejected(address_api, path: str, case: str) -> None:
     address = sample_address(address_api)
     pc = E.normal_postcode(field(address, "postcode"))
@@ -231,13 +271,25 @@ def test_postcode_pattern_rejected(address_api, path: str, case: str) -> None:
 
 
 def _bounds(name: str, cases: list[tuple[str, bool]]) -> list[Any]:
-    return [pytest.param(v, ok, id=f"{name}={v}" if v else f"{name}=empty", marks=() if ok else pytest.mark.negative)
+    return [pytest.param(v, ok, id=f"{name}={v}" if v else f"{name}=empty")
             for v, ok in cases]
 
 
 @pytest.mark.parametrize(("value", "accepted"),
                          _bounds("huisnummer", [("0", False), ("1", True), ("99999", True), ("100000", False)]))
-@pytest.mark.parametrize("path", both_endpoints("huisnummer_limits"))
+@pytest.mark.parametrize("path", both_endpoints(
+    check("address.adressen.huisnummer_limits", MUST, "huisnummer 1 and 99999 are accepted; 0 and 100000 are refused with 400 naming huisnummer",
+        requirements=["ADDR-4.adressen.huisnummer", "ADDR-8.huisnummer"],
+        proven_by=["address.huisnummer_limits_not_enforced"],
+        may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+        sends=["valid", "refused"],
+        feature="GET /adressen"),
+    check("address.adressenuitgebreid.huisnummer_limits", MUST, "huisnummer 1 and 99999 are accepted on /adressenuitgebreid; 0 and 100000 are refused with 400 naming it",
+        requirements=["ADDR-4.adressenuitgebreid.params", "ADDR-4.adressen.huisnummer", "ADDR-8.huisnummer"],
+        proven_by=["address.uitgebreid_params_not_validated", "address.huisnummer_limits_not_enforced"],
+        may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+        sends=["valid", "refused"],
+        feature="GET /adressenuitgebreid")))
 def test_huisnummer_limits(address_api, path: str, value: str, accepted: bool) -> None:
     postcode = str(field(sample_address(address_api), "postcode"))
     changed = Req.of(path, [("postcode", postcode), ("huisnummer", value)])
@@ -261,24 +313,60 @@ def _pattern_case(address_api, path: str, name: str, value: str, valid: str, acc
 # character the pattern does not allow): a server that counts characters only fails the latter.
 @pytest.mark.parametrize(("value", "accepted"), _bounds("huisnummertoevoeging", [
     ("1a2b", True), ("1a2b3", False), ("a-b", False), ("!", False)]))
-@pytest.mark.parametrize("path", both_endpoints("huisnummertoevoeging_pattern"))
+@pytest.mark.parametrize("path", both_endpoints(
+    check("address.adressen.huisnummertoevoeging_pattern", MUST, "huisnummertoevoeging of 4 characters is accepted; 5 characters, 'a-b' and '!' are refused with 400",
+        requirements=["ADDR-4.adressen.huisnummertoevoeging"],
+        proven_by=["address.letter_addition_patterns_not_enforced", "address.addition_pattern_length_only"],
+        may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+        sends=["valid", "refused"],
+        feature="GET /adressen"),
+    check("address.adressenuitgebreid.huisnummertoevoeging_pattern", MUST, "huisnummertoevoeging of 4 characters is accepted on /adressenuitgebreid; 5 characters, 'a-b' and '!' are refused with 400",
+        requirements=["ADDR-4.adressenuitgebreid.params", "ADDR-4.adressen.huisnummertoevoeging"],
+        proven_by=["address.uitgebreid_params_not_validated", "address.letter_addition_patterns_not_enforced", "address.addition_pattern_length_only"],
+        may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+        sends=["valid", "refused"],
+        feature="GET /adressenuitgebreid")))
 def test_huisnummertoevoeging_pattern(address_api, path: str, value: str, accepted: bool) -> None:
     _pattern_case(address_api, path, "huisnummertoevoeging", value, "1a2b", accepted)
 
 
 @pytest.mark.parametrize(("value", "accepted"), _bounds("huisletter", [
     ("b", True), ("bb", False), ("1", False), ("-", False)]))
-@pytest.mark.parametrize("path", both_endpoints("huisletter_pattern"))
+@pytest.mark.parametrize("path", both_endpoints(
+    check("address.adressen.huisletter_pattern", MUST, "huisletter of 1 letter is accepted; 2 letters, a digit and '-' are refused with 400",
+        requirements=["ADDR-4.adressen.huisletter"],
+        proven_by=["address.letter_addition_patterns_not_enforced", "address.letter_pattern_length_only"],
+        may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+        sends=["valid", "refused"],
+        feature="GET /adressen"),
+    check("address.adressenuitgebreid.huisletter_pattern", MUST, "huisletter of 1 letter is accepted on /adressenuitgebreid; 2 letters, a digit and '-' are refused with 400",
+        requirements=["ADDR-4.adressenuitgebreid.params", "ADDR-4.adressen.huisletter"],
+        proven_by=["address.uitgebreid_params_not_validated", "address.letter_addition_patterns_not_enforced", "address.letter_pattern_length_only"],
+        may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+        sends=["valid", "refused"],
+        feature="GET /adressenuitgebreid")))
 def test_huisletter_pattern(address_api, path: str, value: str, accepted: bool) -> None:
     _pattern_case(address_api, path, "huisletter", value, "b", accepted)
 
 
 @pytest.mark.parametrize(
     ("name", "length"),
-    [pytest.param(n, length, marks=() if 1 <= length <= 80 else pytest.mark.negative)
+    [pytest.param(n, length)
      for n in ("woonplaatsNaam", "openbareRuimteNaam") for length in (80, 81, 0)],
 )
-@pytest.mark.parametrize("path", both_endpoints("name_lengths"))
+@pytest.mark.parametrize("path", both_endpoints(
+    check("address.adressen.name_lengths", MUST, "woonplaatsNaam and openbareRuimteNaam of 80 characters are accepted; 81 and empty are refused with 400",
+        requirements=["ADDR-4.adressen.woonplaatsNaam", "ADDR-8.length"],
+        proven_by=["address.length_limits_not_enforced", "address.empty_text_accepted"],
+        may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+        sends=["valid", "refused"],
+        feature="GET /adressen"),
+    check("address.adressenuitgebreid.name_lengths", MUST, "woonplaatsNaam and openbareRuimteNaam of 80 characters are accepted on /adressenuitgebreid; 81 and empty are refused with 400",
+        requirements=["ADDR-4.adressenuitgebreid.params", "ADDR-4.adressen.woonplaatsNaam", "ADDR-8.length"],
+        proven_by=["address.uitgebreid_params_not_validated", "address.length_limits_not_enforced", "address.empty_text_accepted"],
+        may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+        sends=["valid", "refused"],
+        feature="GET /adressenuitgebreid")))
 def test_name_lengths(address_api, path: str, name: str, length: int) -> None:
     changed = Req.of(path, naam_query(sample_address(address_api))).with_param(name, "a" * length)
     control = changed.with_param(name, "a" * 80)  # the longest name within 1..80
@@ -306,17 +394,40 @@ def _length_case(api, path: str, name: str, char: str, length: int, maximum: int
     E.is_ok(ex, f"{name} of {length} characters is within 1..{maximum}")
 
 
-LENGTHS_255 = [pytest.param(n, marks=() if 1 <= n <= 255 else pytest.mark.negative) for n in (255, 256, 0)]
+LENGTHS_255 = [pytest.param(n) for n in (255, 256, 0)]
 
 
 @pytest.mark.parametrize("length", LENGTHS_255)
-@pytest.mark.parametrize("path", both_endpoints("q_length"))
+@pytest.mark.parametrize("path", both_endpoints(
+    check("address.adressen.q_length", MUST, "q of 255 characters is accepted; 256 characters and an empty q are refused with 400",
+        requirements=["ADDR-4.adressen.q", "ADDR-8.length"],
+        proven_by=["address.length_limits_not_enforced", "address.empty_text_accepted"],
+        may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+        sends=["valid", "refused"],
+        feature="GET /adressen"),
+    check("address.adressenuitgebreid.q_length", MUST, "q of 255 characters is accepted on /adressenuitgebreid; 256 characters and an empty q are refused with 400",
+        requirements=["ADDR-4.adressenuitgebreid.params", "ADDR-4.adressen.q", "ADDR-8.length"],
+        proven_by=["address.uitgebreid_params_not_validated", "address.length_limits_not_enforced", "address.empty_text_accepted"],
+        may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+        sends=["valid", "refused"],
+        feature="GET /adressenuitgebreid")))
 def test_q_length(address_api, path: str, length: int) -> None:
     _length_case(address_api, path, "q", "a", length, 255)
 
 
-@pytest.mark.negative
-@pytest.mark.parametrize("path", both_endpoints("no_parameters_rejected"))
+@pytest.mark.parametrize("path", both_endpoints(
+    check("address.adressen.no_parameters_rejected", MUST, "GET /adressen without an identifying parameter is answered 400 paramsRequired",
+        requirements=["ADDR-4.adressen", "ADDR-7.paramsRequired"],
+        proven_by=["address.required_params_not_enforced"],
+        may_fail_under=["address.wrong_error_code"],
+        sends=["refused"],
+        feature="GET /adressen"),
+    check("address.adressenuitgebreid.no_parameters_rejected", MUST, "GET /adressenuitgebreid without an identifying parameter is answered 400 paramsRequired",
+        requirements=["ADDR-4.adressenuitgebreid.params", "ADDR-4.adressenuitgebreid", "ADDR-7.paramsRequired"],
+        proven_by=["address.uitgebreid_params_not_validated", "address.required_params_not_enforced"],
+        may_fail_under=["address.wrong_error_code"],
+        sends=["refused"],
+        feature="GET /adressenuitgebreid")))
 def test_no_parameters_rejected(address_api, path: str) -> None:
     """Seed part 7: "400 | paramsRequired | no required/identifying parameter given"."""
     control = Req.of(path, postcode_query(sample_address(address_api)))
@@ -324,16 +435,21 @@ def test_no_parameters_rejected(address_api, path: str) -> None:
     problem.has_problem_code(ex, "paramsRequired")
 
 
-@pytest.mark.negative
-@pytest.mark.check("address.adressen.postcode_without_huisnummer_rejected")
+@check("address.adressen.postcode_without_huisnummer_rejected", MUST, "postcode without huisnummer is refused with 400",
+       requirements=["ADDR-4.adressen.postcode", "ADDR-7.400"],
+       proven_by=["address.combination_not_enforced"],
+       sends=["refused"],
+       feature="GET /adressen")
 def test_postcode_without_huisnummer_rejected(address_api) -> None:
     control = Req.of(ADRESSEN, postcode_query(sample_address(address_api)))
     refused_vs_control(address_api, control, control.without("huisnummer"),
                        rule="postcode without huisnummer is no complete query kind", names=("postcode", "huisnummer"))
 
 
-@pytest.mark.negative
-@pytest.mark.check("address.adressen.postcode_without_huisnummer_code")
+@check("address.adressen.postcode_without_huisnummer_code", OBSERVATION, "The code of the 400 for postcode without huisnummer (public: paramsCombination)",
+       requirements=["ADDR-7", "BAGREF-4.11"],
+       sends=["refused"],
+       feature="GET /adressen")
 def test_postcode_without_huisnummer_code(address_api, observe) -> None:
     control = control_served(address_api, Req.of(ADRESSEN, postcode_query(sample_address(address_api))))
     ex = Req.of(ADRESSEN, [("postcode", control.query[0][1])]).send(address_api)
@@ -342,7 +458,11 @@ def test_postcode_without_huisnummer_code(address_api, observe) -> None:
 
 # --------------------------------------------------------------------------- switches
 @pytest.mark.parametrize("kind", ["postcode", "naam"])
-@pytest.mark.check("address.adressen.exacte_match")
+@check("address.adressen.exacte_match", MUST, "exacteMatch=true returns only the address without other letter/addition; false also the variants",
+       requirements=["ADDR-4.exacteMatch"],
+       proven_by=["address.exacte_match_ignored"],
+       may_fail_under=["address.query_filter_ignored", "address.name_query_ignores_street"],
+       feature="GET /adressen")
 def test_exacte_match(address_api, kind: str) -> None:
     address = sample_address(address_api)
     base = postcode_query(address) if kind == "postcode" else naam_query(address)
@@ -363,7 +483,11 @@ def end_status_query(api) -> tuple[str, list[tuple[str, str]]]:
     return address.value, postcode_query(address) if address.get("postcode") else naam_query(address)
 
 
-@pytest.mark.check("address.adressen.inclusief_eind_status")
+@check("address.adressen.inclusief_eind_status", MUST, "An address with an end status is left out by default and returned with inclusiefEindStatus=true",
+       requirements=["ADDR-4.inclusiefEindStatus"],
+       proven_by=["address.end_status_addresses_returned"],
+       may_fail_under=["address.not_found_as_200", "address.end_status_flag_ignored"],
+       feature="GET /adressen")
 def test_inclusief_eind_status(address_api) -> None:
     ended, query = end_status_query(address_api)
     for extra, present in (([], False), ([("inclusiefEindStatus", "false")], False),
@@ -378,7 +502,10 @@ EXPANDS = [*RELATIONS, "openbareRuimte,woonplaats", "true"]
 
 
 @pytest.mark.parametrize("expand", EXPANDS)
-@pytest.mark.check("address.adressen.expand_embeds")
+@check("address.adressen.expand_embeds", MUST, "expand (nummeraanduiding, openbareRuimte, woonplaats, adresseerbaarObject, panden, true) embeds them",
+       requirements=["ADDR-1.expand", "ADDR-2.expand", "ADDR-4.expand"],
+       proven_by=["address.expand_ignored"],
+       feature="GET /adressen")
 def test_expand_embeds(address_api, expand: str) -> None:
     vbo, main, _, panden = vbo_relations(address_api)
     ex = address_api.get(ADRESSEN, [("adresseerbaarObjectIdentificatie", vbo), ("expand", expand)])
@@ -389,7 +516,9 @@ def test_expand_embeds(address_api, expand: str) -> None:
 
 
 @pytest.mark.parametrize("kind", ["pandIdentificatie", "openbareRuimteIdentificatie"])
-@pytest.mark.check("address.adressen.expand_against_relation")
+@check("address.adressen.expand_against_relation", OBSERVATION, "What expand does with pandIdentificatie or openbareRuimteIdentificatie (seed: not supported)",
+       requirements=["ADDR-4.adressen.pandIdentificatie", "ADDR-4.adressen.openbareRuimteIdentificatie", "BAGREF-4.3"],
+       feature="GET /adressen")
 def test_expand_against_relation(address_api, observe, kind: str) -> None:
     value = vbo_relations(address_api)[3][0] if kind == "pandIdentificatie" else address_api.sample("openbareruimte")
     ex = address_api.get(ADRESSEN, [(kind, value), ("expand", "true")])
@@ -399,9 +528,13 @@ def test_expand_against_relation(address_api, observe, kind: str) -> None:
              "embedded": any(isinstance(a, dict) and a.get("_embedded") for a in found)})
 
 
-@pytest.mark.negative
 @pytest.mark.parametrize("expand", ["bestaatniet", "woonplaats,bestaatniet", "heeftAlsHoofdAdres"])
-@pytest.mark.check("address.adressen.expand_unknown_rejected")
+@check("address.adressen.expand_unknown_rejected", MUST, "An expand value that is no relation of an address is refused with 400 naming expand",
+       requirements=["ADDR-4.expand", "ADDR-7.400"],
+       proven_by=["address.unknown_expand_ignored"],
+       may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+       sends=["refused"],
+       feature="GET /adressen")
 def test_expand_unknown_rejected(address_api, expand: str) -> None:
     control = _expand_control(address_api)
     rejected_vs_control(address_api, control, control.with_param("expand", expand), "expand", f"expand={expand}")
@@ -412,8 +545,12 @@ def _expand_control(address_api) -> Req:
     return Req.of(ADRESSEN, [*postcode_query(sample_address(address_api)), ("expand", "woonplaats")])
 
 
-@pytest.mark.negative
-@pytest.mark.check("address.adressen.expand_empty_rejected")
+@check("address.adressen.expand_empty_rejected", SHOULD, "An empty expand value on /adressen is refused with 400 naming expand",
+       requirements=["ADDR-4.expand.empty", "BAGREF-4.3"],
+       proven_by=["address.unknown_expand_ignored"],
+       may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+       sends=["refused"],
+       feature="GET /adressen")
 def test_expand_empty_rejected(address_api) -> None:
     control = _expand_control(address_api)
     rejected_vs_control(address_api, control, control.with_param("expand", ""), "expand", "an empty expand")
@@ -424,7 +561,11 @@ def zoek_results(api, term: str) -> list[dict[str, Any]]:
     return E.items(api.get(ZOEK, [("zoek", term), ("pageSize", "100")]), "zoekresultaten")
 
 
-@pytest.mark.check("address.adressen.zoekresultaat_resolves")
+@check("address.adressen.zoekresultaat_resolves", MUST, "A zoekresultaatIdentificatie from /adressen/zoek resolves on /adressen to the address searched for",
+       requirements=["ADDR-4.adressen.zoekresultaatIdentificatie", "ADDR-4.zoek"],
+       proven_by=["address.zoek_results_not_resolvable"],
+       may_fail_under=["address.zoek_results_without_identificatie"],
+       feature="GET /adressen")
 def test_zoekresultaat_resolves(address_api) -> None:
     address = sample_address(address_api)
     term = f"{field(address, 'postcode')} {field(address, 'huisnummer')}"
@@ -439,25 +580,39 @@ def test_zoekresultaat_resolves(address_api) -> None:
 
 
 @pytest.mark.parametrize("length", LENGTHS_255)
-@pytest.mark.check("address.adressen.zoekresultaat_length")
+@check("address.adressen.zoekresultaat_length", MUST, "zoekresultaatIdentificatie of 255 characters is accepted; 256 and an empty one are refused with 400",
+       requirements=["ADDR-4.adressen.zoekresultaatIdentificatie", "ADDR-8.length"],
+       proven_by=["address.length_limits_not_enforced", "address.empty_text_accepted"],
+       may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name", "address.zoek_results_not_resolvable"],
+       feature="GET /adressen")
 def test_zoekresultaat_length(address_api, length: int) -> None:
     _length_case(address_api, ADRESSEN, "zoekresultaatIdentificatie", "x", length, 255)
 
 
-@pytest.mark.negative
-@pytest.mark.check("address.zoek.zoek_required")
+@check("address.zoek.zoek_required", MUST, "GET /adressen/zoek without zoek is refused with 400",
+       requirements=["ADDR-4.zoek"],
+       proven_by=["address.required_params_not_enforced"],
+       sends=["refused"],
+       feature="GET /adressen/zoek")
 def test_zoek_required(address_api) -> None:
     control = Req.of(ZOEK, [("zoek", str(field(sample_address(address_api), "postcode")))])
     refused_vs_control(address_api, control, control.without("zoek"), rule="zoek is required", names="zoek")
 
 
 @pytest.mark.parametrize("length", [pytest.param(1), *LENGTHS_255])
-@pytest.mark.check("address.zoek.zoek_length")
+@check("address.zoek.zoek_length", MUST, "zoek of 1 and 255 characters is accepted; 256 characters and an empty zoek are refused with 400",
+       requirements=["ADDR-4.zoek", "ADDR-8.length"],
+       proven_by=["address.length_limits_not_enforced", "address.empty_text_accepted"],
+       may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+       feature="GET /adressen/zoek")
 def test_zoek_length(address_api, length: int) -> None:
     _length_case(address_api, ZOEK, "zoek", "1", length, 255)
 
 
-@pytest.mark.check("address.zoek.results_identified")
+@check("address.zoek.results_identified", MUST, "Search results each carry an identificatie of 1 to 255 characters",
+       requirements=["ADDR-4.zoek"],
+       proven_by=["address.zoek_results_without_identificatie"],
+       feature="GET /adressen/zoek")
 def test_zoek_results_identified(address_api) -> None:
     postcode = str(field(sample_address(address_api), "postcode"))
     found = zoek_results(address_api, postcode)
@@ -465,7 +620,9 @@ def test_zoek_results_identified(address_api) -> None:
     E.zoek_ids(found)
 
 
-@pytest.mark.check("address.zoek.deprecation_signal")
+@check("address.zoek.deprecation_signal", OBSERVATION, "The warning header of the deprecated /adressen/zoek (its content is not shown in the seed)",
+       requirements=["ADDR-4.zoek", "ADDR-9.deprecation"],
+       feature="GET /adressen/zoek")
 def test_zoek_deprecation_signal(address_api, observe) -> None:
     postcode = str(field(sample_address(address_api), "postcode"))
     zoek = address_api.get(ZOEK, [("zoek", postcode)])
@@ -475,21 +632,32 @@ def test_zoek_deprecation_signal(address_api, observe) -> None:
 
 
 # --------------------------------------------------------------------------- /adressen/{id}
-@pytest.mark.check("address.adres.by_id")
+@check("address.adres.by_id", MUST, "GET /adressen/{id} returns that address (200)",
+       requirements=["ADDR-4.adressen.id"],
+       proven_by=["address.identifiers_malformed"],
+       feature="GET /adressen/{nummeraanduidingIdentificatie}")
 def test_adres_by_id(address_api) -> None:
     fetch_address(address_api, address_api.sample("nummeraanduiding", verify=False))  # the lookup is the rule
 
 
-@pytest.mark.check("address.adres.unknown_not_found")
+@check("address.adres.unknown_not_found", MUST, "An unknown nummeraanduiding id is answered 404 notFound",
+       requirements=["ADDR-4.adressen.id", "ADDR-7.404"],
+       proven_by=["address.not_found_as_200"],
+       may_fail_under=["address.wrong_error_code"],
+       feature="GET /adressen/{nummeraanduidingIdentificatie}")
 def test_adres_unknown_not_found(address_api) -> None:
     control = Req.of(f"{ADRESSEN}/{address_api.sample('nummeraanduiding')}")
     changed = control.with_path(f"{ADRESSEN}/{address_api.sample('unknown_nummeraanduiding')}")
     E.is_not_found(refused_vs_control(address_api, control, changed, rule="an unknown id", statuses=(404,)))
 
 
-@pytest.mark.negative
 @pytest.mark.parametrize("case", ["15_digits", "letters"])
-@pytest.mark.check("address.adres.malformed_id_rejected")
+@check("address.adres.malformed_id_rejected", SHOULD, "A malformed nummeraanduiding id is refused with 400 naming the path parameter",
+       requirements=["ADDR-4.adressen.id", "BAGREF-2.1"],
+       proven_by=["address.path_id_pattern_not_enforced"],
+       may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+       sends=["refused"],
+       feature="GET /adressen/{nummeraanduidingIdentificatie}")
 def test_adres_malformed_id_rejected(address_api, case: str) -> None:
     num = address_api.sample("nummeraanduiding")
     value = num[:-1] if case == "15_digits" else "a" * len(num)
@@ -498,7 +666,11 @@ def test_adres_malformed_id_rejected(address_api, case: str) -> None:
                         "nummeraanduidingIdentificatie", f"path id {value}")
 
 
-@pytest.mark.check("address.adres.inclusief_eind_status")
+@check("address.adres.inclusief_eind_status", MUST, "An address with an end status gives 404 by default and 200 with inclusiefEindStatus=true",
+       requirements=["ADDR-4.inclusiefEindStatus", "ADDR-7.404"],
+       proven_by=["address.end_status_addresses_returned", "address.end_status_flag_ignored"],
+       may_fail_under=["address.not_found_as_200", "address.wrong_error_code", "address.identifiers_malformed"],
+       feature="GET /adressen/{nummeraanduidingIdentificatie}")
 def test_adres_inclusief_eind_status(address_api) -> None:
     ended = address_api.sample("nummeraanduiding_eindstatus", verify=False)  # its lookup is the rule
     E.is_not_found(address_api.get(f"{ADRESSEN}/{ended}"))
@@ -507,14 +679,21 @@ def test_adres_inclusief_eind_status(address_api) -> None:
 
 
 @pytest.mark.parametrize("expand", EXPANDS)
-@pytest.mark.check("address.adres.expand_embeds")
+@check("address.adres.expand_embeds", MUST, "expand on one address embeds the named relations",
+       requirements=["ADDR-1.expand", "ADDR-2.expand", "ADDR-4.expand"],
+       proven_by=["address.expand_ignored"],
+       feature="GET /adressen/{nummeraanduidingIdentificatie}")
 def test_adres_expand_embeds(address_api, expand: str) -> None:
     vbo, main, _, panden = vbo_relations(address_api)
     address = fetch_address(address_api, main, expand=expand)
     check_address_embeds(address, expand, expected_embeds(address, vbo, panden))
 
 
-@pytest.mark.check("address.adres.expand_field")
+@check("address.adres.expand_field", MUST, "expand written resource.field (woonplaats.naam) is accepted and embeds that field of the resource",
+       requirements=["ADDR-4.expand.field"],
+       proven_by=["address.expand_field_rejected"],
+       may_fail_under=["address.expand_ignored"],
+       feature="GET /adressen/{nummeraanduidingIdentificatie}")
 def test_adres_expand_field(address_api) -> None:
     # Seed part 4: "a field of a resource is written resource.field". The public service
     # embeds the whole resource (bag-api.md 4.3); either way the field must be there.

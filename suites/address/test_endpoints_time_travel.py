@@ -14,6 +14,7 @@ import pytest
 
 from conformance.checks.address import endpoints as E
 from conformance.checks.address import time_travel as T
+from conformance.checks.registry import MUST, check
 from conformance.findings import require
 
 OBJECTS = "/adresseerbareobjecten"
@@ -35,7 +36,11 @@ def _search(api, key: tuple[str, str], travel: str, value: str) -> list[dict[str
 
 
 @pytest.mark.parametrize("kind", T.QUERY_KINDS)
-@pytest.mark.check("address.adresseerbareobjecten.geldig_op")
+@check("address.adresseerbareobjecten.geldig_op", MUST, "geldigOp on each query kind finds the object in the occurrence valid that day, and not before its first",
+       requirements=["ADDR-1.time-travel", "ADDR-4.geldigOp"],
+       proven_by=["address.collection_ignores_geldig_op", "address.time_travel_ignored"],
+       may_fail_under=["address.identifiers_malformed", "address.time_travel_forbidden", "address.object_wrapper_ambiguous"],
+       feature="GET /adresseerbareobjecten")
 def test_geldig_op(address_api, kind: str) -> None:
     object_id, what, lvc = _history(address_api)
     key = T.search_key(lvc, kind, what)
@@ -51,7 +56,11 @@ def test_geldig_op(address_api, kind: str) -> None:
 
 
 @pytest.mark.parametrize("kind", T.QUERY_KINDS)
-@pytest.mark.check("address.adresseerbareobjecten.beschikbaar_op")
+@check("address.adresseerbareobjecten.beschikbaar_op", MUST, "beschikbaarOp on each query kind finds the object as registered then, and not before its first registration",
+       requirements=["ADDR-1.time-travel", "ADDR-4.beschikbaarOp"],
+       proven_by=["address.collection_ignores_beschikbaar_op", "address.time_travel_ignored"],
+       may_fail_under=["address.identifiers_malformed", "address.time_travel_forbidden", "address.object_wrapper_ambiguous"],
+       feature="GET /adresseerbareobjecten")
 def test_beschikbaar_op(address_api, kind: str) -> None:
     object_id, what, lvc = _history(address_api)
     key = T.search_key(lvc, kind, what)

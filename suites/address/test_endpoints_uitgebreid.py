@@ -13,6 +13,7 @@ import pytest
 from conformance.checks.address import endpoints as E
 from conformance.checks.address import general as g
 from conformance.checks.address import hal
+from conformance.checks.registry import MUST, OBSERVATION, SHOULD, check
 from conformance.findings import expect
 
 UITGEBREID = "/adressenuitgebreid"
@@ -44,7 +45,11 @@ def vbo_relations(api) -> tuple[str, str, list[str]]:
 
 
 @pytest.mark.parametrize("kind", ["postcode", "adresseerbaarObject", "naam", "q", "pand"])
-@pytest.mark.check("address.adressenuitgebreid.query_kinds")
+@check("address.adressenuitgebreid.query_kinds", MUST, "Each query kind of /adressenuitgebreid returns the matching extended addresses",
+       requirements=["ADDR-4.adressenuitgebreid"],
+       proven_by=["address.query_filter_ignored"],
+       may_fail_under=["address.pand_query_leaks", "address.q_ignored", "address.name_query_ignores_street", "address.q_ignores_number"],
+       feature="GET /adressenuitgebreid")
 def test_query_kinds(address_api, kind: str) -> None:
     address = g.sample_resource(address_api, "nummeraanduiding")
     num = address.value
@@ -70,14 +75,21 @@ def test_query_kinds(address_api, kind: str) -> None:
 
 
 @pytest.mark.parametrize("kind", E.OBJECT_TYPES)
-@pytest.mark.check("address.adressenuitgebreid.extended_fields")
+@check("address.adressenuitgebreid.extended_fields", SHOULD, "Extended addresses carry the object's type, geometry and status (and purposes and area of a verblijfsobject)",
+       requirements=["ADDR-4.adressenuitgebreid", "BAGREF-3.3"],
+       proven_by=["address.extended_fields_missing"],
+       feature="GET /adressenuitgebreid")
 def test_extended_fields(address_api, kind: str) -> None:
     found = search_all(address_api, [("adresseerbaarObjectIdentificatie", address_api.sample(kind))])
     E.non_empty(found, f"the sample {kind} has an address")
     E.extended_fields(found)
 
 
-@pytest.mark.check("address.adressenuitgebreid.exacte_match")
+@check("address.adressenuitgebreid.exacte_match", MUST, "exacteMatch=true on /adressenuitgebreid returns only the address without letter or addition",
+       requirements=["ADDR-4.adressenuitgebreid", "ADDR-4.exacteMatch"],
+       proven_by=["address.exacte_match_ignored"],
+       may_fail_under=["address.query_filter_ignored"],
+       feature="GET /adressenuitgebreid")
 def test_exacte_match(address_api) -> None:
     address = g.sample_resource(address_api, "nummeraanduiding")
     num = address.value
@@ -88,7 +100,11 @@ def test_exacte_match(address_api) -> None:
     E.includes(E.address_ids(exact), num, "the sample address (exacteMatch=true)")
 
 
-@pytest.mark.check("address.adressenuitgebreid.inclusief_eind_status")
+@check("address.adressenuitgebreid.inclusief_eind_status", MUST, "An end-status address is left out of /adressenuitgebreid by default and returned with inclusiefEindStatus=true",
+       requirements=["ADDR-4.adressenuitgebreid", "ADDR-4.inclusiefEindStatus"],
+       proven_by=["address.end_status_addresses_returned"],
+       may_fail_under=["address.not_found_as_200", "address.end_status_flag_ignored"],
+       feature="GET /adressenuitgebreid")
 def test_inclusief_eind_status(address_api) -> None:
     address = g.sample_resource(address_api, "nummeraanduiding_eindstatus", params={"inclusiefEindStatus": "true"})
     ended = address.value
@@ -100,7 +116,9 @@ def test_inclusief_eind_status(address_api) -> None:
         check(ids, ended, f"the address with an end status ({extra or 'default'})")
 
 
-@pytest.mark.check("address.adressenuitgebreid.expand_given")
+@check("address.adressenuitgebreid.expand_given", OBSERVATION, "What /adressenuitgebreid does with an expand parameter (it has none)",
+       requirements=["ADDR-4.adressenuitgebreid"],
+       feature="GET /adressenuitgebreid")
 def test_expand_given(address_api, observe) -> None:
     address = g.sample_resource(address_api, "nummeraanduiding")
     ex = address_api.get(UITGEBREID, [("postcode", value(address, "postcode")),
@@ -111,7 +129,11 @@ def test_expand_given(address_api, observe) -> None:
              "embedded": any(isinstance(a, dict) and a.get("_embedded") for a in found)})
 
 
-@pytest.mark.check("address.adressenuitgebreid.by_id")
+@check("address.adressenuitgebreid.by_id", MUST, "GET /adressenuitgebreid/{id} returns that extended address (200)",
+       requirements=["ADDR-4.adressenuitgebreid.id"],
+       proven_by=["address.identifiers_malformed"],
+       may_fail_under=["address.restricted_policy_applied_to_all_keys"],
+       feature="GET /adressenuitgebreid/{nummeraanduidingIdentificatie}")
 def test_by_id(address_api) -> None:
     num = address_api.sample("nummeraanduiding")
     data = fetch(address_api, f"{UITGEBREID}/{num}")
@@ -119,7 +141,11 @@ def test_by_id(address_api) -> None:
            actual=E.address_id(data))
 
 
-@pytest.mark.check("address.adressenuitgebreid.by_id_inclusief_eind_status")
+@check("address.adressenuitgebreid.by_id_inclusief_eind_status", MUST, "An end-status address is not returned by /adressenuitgebreid/{id} by default, but is with inclusiefEindStatus=true",
+       requirements=["ADDR-4.adressenuitgebreid.id", "ADDR-4.inclusiefEindStatus"],
+       proven_by=["address.end_status_addresses_returned"],
+       may_fail_under=["address.not_found_as_200", "address.identifiers_malformed", "address.end_status_flag_ignored", "address.restricted_policy_applied_to_all_keys"],
+       feature="GET /adressenuitgebreid/{nummeraanduidingIdentificatie}")
 def test_by_id_inclusief_eind_status(address_api) -> None:
     ended = address_api.sample("nummeraanduiding_eindstatus")
     ex = address_api.get(f"{UITGEBREID}/{ended}")
@@ -130,7 +156,9 @@ def test_by_id_inclusief_eind_status(address_api) -> None:
            actual=E.address_id(data))
 
 
-@pytest.mark.check("address.adressenuitgebreid.unknown_id")
+@check("address.adressenuitgebreid.unknown_id", OBSERVATION, "The status of /adressenuitgebreid/{id} for an unknown id (the seed lists no 404 there)",
+       requirements=["ADDR-7", "BAGREF-4.13"],
+       feature="GET /adressenuitgebreid/{nummeraanduidingIdentificatie}")
 def test_unknown_id(address_api, observe) -> None:
     ex = address_api.get(f"{UITGEBREID}/{address_api.sample('unknown_nummeraanduiding')}")
     observe({"status": ex.status, "code": ex.json.get("code") if isinstance(ex.json, dict) else None})

@@ -6,6 +6,7 @@ import pytest
 
 from conformance.checks.address import general as g
 from conformance.checks.address.control import CLIENT_ERROR, Req, control_served, refused_vs_control
+from conformance.checks.registry import MUST, OBSERVATION, check
 
 CRS, OTHER = "epsg:28992", "epsg:4326"
 
@@ -23,7 +24,10 @@ def _content_crs(address_api, value: str):
 SEND = {"Accept-Crs": _accept_crs, "Content-Crs": _content_crs}
 
 
-@pytest.mark.check("address.crs.supported_crs_accepted")
+@check("address.crs.supported_crs_accepted", MUST, "Accept-Crs and Content-Crs epsg:28992 are served (200)",
+       requirements=["ADDR-1.crs", "ADDR-4.Accept-Crs", "ADDR-4.Content-Crs"],
+       proven_by=["address.supported_crs_rejected"],
+       feature="part 1, 4 / CRS headers")
 @pytest.mark.parametrize("header", list(SEND))
 def test_supported_crs_accepted(address_api, header):
     g.expect_status(SEND[header](address_api, CRS), 200)
@@ -44,20 +48,28 @@ def _refused(address_api, header: str) -> None:
                        rule=f"{header} {OTHER} is not supported", statuses=CLIENT_ERROR)
 
 
-@pytest.mark.negative
-@pytest.mark.check("address.crs.unsupported_accept_crs_rejected")
+@check("address.crs.unsupported_accept_crs_rejected", MUST, "An Accept-Crs other than epsg:28992 is answered with a 4xx",
+       requirements=["ADDR-1.crs", "ADDR-4.Accept-Crs"],
+       proven_by=["address.accept_crs_not_validated"],
+       sends=["refused"],
+       feature="part 1, 4 / CRS headers")
 def test_unsupported_accept_crs_rejected(address_api):
     _refused(address_api, "Accept-Crs")
 
 
-@pytest.mark.negative
-@pytest.mark.check("address.crs.unsupported_content_crs_rejected")
+@check("address.crs.unsupported_content_crs_rejected", MUST, "A Content-Crs other than epsg:28992 is answered with a 4xx",
+       requirements=["ADDR-1.crs", "ADDR-4.Content-Crs"],
+       proven_by=["address.content_crs_not_validated"],
+       sends=["refused"],
+       feature="part 1, 4 / CRS headers")
 def test_unsupported_content_crs_rejected(address_api):
     _refused(address_api, "Content-Crs")
 
 
-@pytest.mark.negative
-@pytest.mark.check("address.crs.unsupported_crs_response")
+@check("address.crs.unsupported_crs_response", OBSERVATION, "Status, code and acceptCrs header of an unsupported Accept-Crs/Content-Crs",
+       requirements=["ADDR-4.Accept-Crs", "ADDR-4.Content-Crs", "ADDR-4.acceptCrs", "ADDR-7.not-shown"],
+       sends=["refused"],
+       feature="part 1, 4 / CRS headers")
 def test_unsupported_crs_response(address_api, observe):
     seen = {}
     for header in SEND:

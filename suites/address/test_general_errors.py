@@ -9,12 +9,11 @@ import pytest
 from conformance.checks.address import general as g
 from conformance.checks.address import problem
 from conformance.checks.address.control import CLIENT_ERROR, Req, refused_vs_control
-
-NEGATIVE = pytest.mark.negative
+from conformance.checks.registry import MUST, OBSERVATION, SHOULD, check
 
 
 def _error_cases(*, with_code: bool = False):
-    return [pytest.param(name, marks=[NEGATIVE] if case.negative else [], id=name)
+    return [pytest.param(name, id=name)
             for name, case in g.ERROR_CASES.items() if case.code or not with_code]
 
 
@@ -22,7 +21,13 @@ def _error(address_api, name: str):
     return g.ERROR_CASES[name].error_response(address_api)
 
 
-@pytest.mark.check("address.errors.problem_members")
+@check("address.errors.problem_members", MUST, "Error bodies carry status (= HTTP status), title and code; type, detail and instance are strings",
+       requirements=["ADDR-2.error", "RFC9457-3.1"],
+       proven_by=["address.problem_status_mismatch"],
+       may_fail_under=["address.no_api_key_served", "address.invalid_key_served", "address.restricted_key_not_enforced", "address.not_found_as_200", "address.accept_not_negotiated", "address.required_params_not_enforced", "address.server_error_on_malformed_date"],
+       sends=["valid", "refused"],
+       observes="exchange",
+       feature="part 2, 7 / errors")
 @pytest.mark.parametrize("case", _error_cases())
 def test_problem_members(address_api, case):
     problem.has_problem_members(_error(address_api, case))
@@ -30,13 +35,25 @@ def test_problem_members(address_api, case):
 
 # A 400 (with invalid-params) and a 404: every other error answer of a run is judged by the
 # same rule in its traffic (conformance traffic), so two requests of its own are enough here.
-@pytest.mark.check("address.errors.problem_uri_references")
+@check("address.errors.problem_uri_references", MUST, "An error's type and instance, and each invalid-params type, are URI references (RFC 3986)",
+       requirements=["ADDR-2.uri-reference"],
+       proven_by=["address.problem_type_not_uri", "address.problem_instance_not_uri"],
+       may_fail_under=["address.no_api_key_served", "address.invalid_key_served", "address.restricted_key_not_enforced", "address.not_found_as_200", "address.accept_not_negotiated", "address.required_params_not_enforced", "address.server_error_on_malformed_date"],
+       sends=["valid", "refused"],
+       observes="exchange",
+       feature="part 2, 7 / errors")
 @pytest.mark.parametrize("case", [c for c in _error_cases() if c.values[0] in ("400-malformed-value", "404-unknown-id")])
 def test_problem_uri_references(address_api, case):
     problem.uri_references(_error(address_api, case))
 
 
-@pytest.mark.check("address.errors.code_matches_status")
+@check("address.errors.code_matches_status", MUST, "Each error carries the seed's code: 400 paramsRequired (no identifying parameter), 401 authentication, 403 autorisation, 404 notFound, 406 notAcceptable",
+       requirements=["ADDR-7.400", "ADDR-7.401", "ADDR-7.403", "ADDR-7.404", "ADDR-7.406", "ADDR-5.4"],
+       proven_by=["address.wrong_error_code"],
+       may_fail_under=["address.no_api_key_served", "address.invalid_key_served", "address.restricted_key_not_enforced", "address.not_found_as_200", "address.accept_not_negotiated", "address.required_params_not_enforced", "address.server_error_on_malformed_date"],
+       sends=["valid", "refused"],
+       observes="exchange",
+       feature="part 2, 7 / errors")
 @pytest.mark.parametrize("case", _error_cases(with_code=True))
 def test_code_matches_status(address_api, case):
     problem.has_problem_code(_error(address_api, case), g.ERROR_CASES[case].code)
@@ -56,8 +73,12 @@ INVALID_PARAMS = {
 }
 
 
-@NEGATIVE
-@pytest.mark.check("address.errors.invalid_params_name_parameter")
+@check("address.errors.invalid_params_name_parameter", MUST, "A 400 for a faulty parameter lists it in invalid-params, each item with type, name, code and reason",
+       requirements=["ADDR-2.invalid-params", "ADDR-7.400"],
+       proven_by=["address.invalid_params_without_name", "address.invalid_params_missing"],
+       may_fail_under=["address.page_size_minimum_not_enforced", "address.boolean_not_validated"],
+       sends=["refused"],
+       feature="part 2, 7 / errors")
 @pytest.mark.parametrize("name", list(INVALID_PARAMS))
 def test_invalid_params_name_parameter(address_api, name):
     control, value = INVALID_PARAMS[name](address_api)
@@ -66,7 +87,12 @@ def test_invalid_params_name_parameter(address_api, name):
     problem.names_invalid_param(ex, name)
 
 
-@pytest.mark.check("address.errors.instance_names_request")
+@check("address.errors.instance_names_request", SHOULD, "The problem instance names the failing request (path and query)",
+       requirements=["BAGREF-5.6", "ADDR-2.error"],
+       proven_by=["address.problem_instance_without_query"],
+       may_fail_under=["address.no_api_key_served", "address.invalid_key_served", "address.restricted_key_not_enforced", "address.not_found_as_200", "address.accept_not_negotiated", "address.required_params_not_enforced", "address.server_error_on_malformed_date"],
+       sends=["valid", "refused"],
+       feature="part 2, 7 / errors")
 @pytest.mark.parametrize("case", _error_cases())
 def test_instance_names_request(address_api, case):
     g.instance_names_request(_error(address_api, case))
@@ -101,8 +127,12 @@ def _target(path: str, query: str, values: dict[str, str]) -> str:
     return path.format(**values) + ("?" + query.format(**values) if query else "")
 
 
-@NEGATIVE
-@pytest.mark.check("address.errors.malformed_input_is_client_error")
+@check("address.errors.malformed_input_is_client_error", MUST, "Malformed input (bad dates, huge numbers, non-ASCII digits, empty or repeated values, bad encoding) is a 4xx problem+json, never a 5xx",
+       requirements=["ADDR-7.400", "ADDR-7.500", "ADDR-1.media-type"],
+       proven_by=["address.server_error_on_malformed_date"],
+       may_fail_under=["address.problem_as_plain_json", "address.huisnummer_limits_not_enforced", "address.page_minimum_not_enforced", "address.postcode_pattern_not_enforced", "address.bbox_area_not_enforced", "address.boolean_not_validated", "address.beschikbaarop_not_validated"],
+       sends=["refused"],
+       feature="part 2, 7 / errors")
 @pytest.mark.parametrize("case", list(MALFORMED))
 def test_malformed_input_is_client_error(address_api, case):
     path, query, valid = MALFORMED[case]
@@ -120,7 +150,10 @@ def test_malformed_input_is_client_error(address_api, case):
     problem.is_problem_media_type(ex)
 
 
-@pytest.mark.check("address.errors.precondition_failed_trigger")
+@check("address.errors.precondition_failed_trigger", OBSERVATION, "What a conditional GET with a non-matching If-Match gets: the seed lists 412 but names no precondition",
+       requirements=["ADDR-7.412"],
+       feature="part 2, 7 / errors",
+       downgrade_reason="the row '412 | preconditionFailed | a precondition failed' names no precondition: what triggers 412 is measured, not judged")
 def test_precondition_failed_trigger(address_api, observe):
     # The seed lists 412 preconditionFailed for every endpoint but names no precondition; the
     # only one HTTP offers a GET is a conditional header (RFC 9110 13.1.1), so measure that.

@@ -6,6 +6,7 @@ import pytest
 
 from conformance.checks.address import general as g
 from conformance.checks.address import headers
+from conformance.checks.registry import MUST, OBSERVATION, SHOULD, check
 from conformance.findings import expect
 
 
@@ -21,13 +22,15 @@ def _ok(address_api, case: str = "adressen-id", **extra):
 
 
 def _api_version_cases():
-    cases = [pytest.param("200", id="200")]
-    for name, case in g.ERROR_CASES.items():
-        cases.append(pytest.param(name, marks=[pytest.mark.negative] if case.negative else [], id=name))
-    return cases
+    return [pytest.param("200", id="200"), *(pytest.param(name, id=name) for name in g.ERROR_CASES)]
 
 
-@pytest.mark.check("address.headers.api_version_present")
+@check("address.headers.api_version_present", MUST, "api-version is sent on 200, 400, 401, 403, 404 and 406 responses",
+       requirements=["ADDR-4.api-version", "ADDR-9.api-version"],
+       proven_by=["address.api_version_missing"],
+       sends=["valid", "refused"],
+       observes="exchange",
+       feature="part 4, 9 / response headers")
 @pytest.mark.parametrize("case", _api_version_cases())
 def test_api_version_present(address_api, case):
     if case == "200":
@@ -38,18 +41,27 @@ def test_api_version_present(address_api, case):
     headers.has_api_version(ex)
 
 
-@pytest.mark.check("address.headers.api_version_value")
+@check("address.headers.api_version_value", OBSERVATION, "Value of the api-version header (format not shown)",
+       requirements=["ADDR-9.api-version"],
+       feature="part 4, 9 / response headers")
 def test_api_version_value(address_api, observe):
     observe(g.header(_ok(address_api), "api-version") or "(absent)")
 
 
-@pytest.mark.check("address.headers.warning_present")
+@check("address.headers.warning_present", MUST, "200 responses carry a warning header",
+       requirements=["ADDR-4.warning"],
+       proven_by=["address.warning_header_missing"],
+       may_fail_under=["address.restricted_policy_applied_to_all_keys"],
+       observes="exchange",
+       feature="part 4, 9 / response headers")
 @pytest.mark.parametrize("case", list(g.SUCCESS_CASES))
 def test_warning_present(address_api, case):
     g.has_header(_ok(address_api, case), "warning")
 
 
-@pytest.mark.check("address.headers.warning_content")
+@check("address.headers.warning_content", OBSERVATION, "Content of the warning header (meaning not shown)",
+       requirements=["ADDR-4.warning.content"],
+       feature="part 4, 9 / response headers")
 def test_warning_content(address_api, observe):
     observe({case: g.header(_ok(address_api, case), "warning") for case in ("adressen-id", "adressen-zoek")})
 
@@ -61,7 +73,11 @@ CONTENT_CRS_QUERIES = {
 }
 
 
-@pytest.mark.check("address.headers.content_crs")
+@check("address.headers.content_crs", MUST, "200 responses of /adresseerbareobjecten carry Content-Crs: epsg:28992",
+       requirements=["ADDR-4.Content-Crs", "ADDR-1.crs"],
+       proven_by=["address.content_crs_missing"],
+       observes="exchange",
+       feature="part 4, 9 / response headers")
 @pytest.mark.parametrize("kind", list(CONTENT_CRS_QUERIES))
 def test_content_crs(address_api, kind):
     ex = address_api.get("/adresseerbareobjecten", params=CONTENT_CRS_QUERIES[kind](address_api))
@@ -78,7 +94,12 @@ PAGINATION = [
 ]
 
 
-@pytest.mark.check("address.headers.pagination")
+@check("address.headers.pagination", MUST, "200 responses of the paginated operations carry X-Pagination-Page/-Limit matching the request",
+       requirements=["ADDR-4.X-Pagination"],
+       proven_by=["address.pagination_headers_missing", "address.pagination_headers_wrong"],
+       may_fail_under=["address.page_size_maximum_exclusive", "address.default_page_size_wrong"],
+       observes="exchange",
+       feature="part 4, 9 / response headers")
 @pytest.mark.parametrize(("case", "page", "size"), PAGINATION)
 def test_pagination(address_api, case, page, size):
     if case == "adressen-id":  # listed too, but takes no paging parameters: values not pinned
@@ -94,13 +115,20 @@ def test_pagination(address_api, case, page, size):
     headers.has_pagination_headers(ex, page=page or 1, limit=size or 20)
 
 
-@pytest.mark.check("address.headers.rate_limit_present")
+@check("address.headers.rate_limit_present", MUST, "200 responses carry the six rate-limit headers as integers",
+       requirements=["ADDR-4.rate-limit", "ADDR-8.quota"],
+       proven_by=["address.rate_limit_headers_missing"],
+       may_fail_under=["address.restricted_policy_applied_to_all_keys"],
+       observes="exchange",
+       feature="part 4, 9 / response headers")
 @pytest.mark.parametrize("case", ["adressen-id", "adresseerbareobjecten", "adressenuitgebreid-id"])
 def test_rate_limit_present(address_api, case):
     g.rate_limit_values(_ok(address_api, case), address_api.header)
 
 
-@pytest.mark.check("address.headers.rate_limit_values")
+@check("address.headers.rate_limit_values", OBSERVATION, "Values of DayLimit, RateLimit-Limit and RateLimit-Reset (not shown)",
+       requirements=["ADDR-8.quota", "ADDR-4.rate-limit", "ADDR-8.quota-values"],
+       feature="part 4, 9 / response headers")
 def test_rate_limit_values(address_api, observe):
     ex = _ok(address_api)
     names = ("Registry-RateLimit-DayLimit", "RateLimit-Limit", "RateLimit-Reset")
@@ -108,7 +136,11 @@ def test_rate_limit_values(address_api, observe):
     observe({name: int(v) if v and v.isdigit() else v for name, v in values.items()})
 
 
-@pytest.mark.check("address.headers.rate_limit_remaining_decreases")
+@check("address.headers.rate_limit_remaining_decreases", SHOULD, "RateLimit-Remaining decreases from one request to the next",
+       requirements=["BAGREF-6"],
+       proven_by=["address.rate_limit_remaining_not_decremented"],
+       may_fail_under=["address.rate_limit_headers_missing"],
+       feature="part 4, 9 / response headers")
 def test_rate_limit_remaining_decreases(address_api):
     """Two requests in a row; a window may roll over between them, so up to 3 pairs are tried."""
     pairs = []

@@ -13,6 +13,7 @@ import pytest
 from conformance.checks.address import general as g
 from conformance.checks.address import headers, problem
 from conformance.checks.address.control import Req, control_served
+from conformance.checks.registry import MUST, SHOULD, check
 from conformance.errors import NotApplicable, NotJudged
 
 
@@ -36,12 +37,20 @@ def _get(address_api, maintenance_url):
     return address_api.get(f"{maintenance_url}{path}")
 
 
-@pytest.mark.check("address.maintenance.not_available_503")
+@check("address.maintenance.not_available_503", MUST, "During maintenance requests are answered 503",
+       requirements=["ADDR-7.503"],
+       proven_by=["address.maintenance_ignored"],
+       feature="part 7 / maintenance")
 def test_not_available_503(address_api, maintenance_url):
     g.expect_status(_get(address_api, maintenance_url), 503)
 
 
-@pytest.mark.check("address.maintenance.problem_body_503")
+@check("address.maintenance.problem_body_503", MUST, "A 503 is problem+json with the problem members and code notAvailable",
+       requirements=["ADDR-7.503", "ADDR-2.error"],
+       proven_by=["address.wrong_error_code", "address.problem_as_plain_json", "address.problem_status_mismatch"],
+       may_fail_under=["address.maintenance_ignored"],
+       observes="exchange",
+       feature="part 7 / maintenance")
 def test_problem_body_503(address_api, maintenance_url):
     ex = _get(address_api, maintenance_url)
     g.expect_status(ex, 503)
@@ -50,21 +59,35 @@ def test_problem_body_503(address_api, maintenance_url):
     problem.has_problem_code(ex, "notAvailable")
 
 
-@pytest.mark.check("address.maintenance.api_version_503")
+@check("address.maintenance.api_version_503", MUST, "A 503 carries api-version",
+       requirements=["ADDR-4.api-version", "ADDR-9.api-version"],
+       proven_by=["address.api_version_missing"],
+       may_fail_under=["address.maintenance_ignored"],
+       feature="part 7 / maintenance")
 def test_api_version_503(address_api, maintenance_url):
     ex = _get(address_api, maintenance_url)
     g.expect_status(ex, 503)
     headers.has_api_version(ex)
 
 
-@pytest.mark.check("address.maintenance.retry_after_present")
+@check("address.maintenance.retry_after_present", SHOULD, "A 503 carries Retry-After (the seed: may be sent)",
+       requirements=["ADDR-7.503", "ADDR-4.Retry-After"],
+       proven_by=["address.retry_after_missing"],
+       may_fail_under=["address.maintenance_ignored"],
+       feature="part 7 / maintenance",
+       downgrade_reason="the 503 row says 'Retry-After may be sent': optional in the seed; the public service sends it")
 def test_retry_after_present(address_api, maintenance_url):
     ex = _get(address_api, maintenance_url)
     g.expect_status(ex, 503)
     g.has_header(ex, "Retry-After")
 
 
-@pytest.mark.check("address.maintenance.retry_after_http_date")
+@check("address.maintenance.retry_after_http_date", MUST, "Retry-After on a 503, when sent, is an HTTP date (IMF-fixdate)",
+       requirements=["ADDR-4.Retry-After", "RFC9110-5.6.7", "RFC9110-10.2.3"],
+       proven_by=["address.retry_after_in_seconds"],
+       may_fail_under=["address.maintenance_ignored"],
+       observes="exchange",
+       feature="part 7 / maintenance")
 def test_retry_after_http_date(address_api, maintenance_url):
     ex = _get(address_api, maintenance_url)
     g.expect_status(ex, 503)

@@ -7,8 +7,7 @@ import pytest
 from conformance.checks.address import general as g
 from conformance.checks.address import headers, problem
 from conformance.checks.address.control import Req, refused_vs_control
-
-NEGATIVE = pytest.mark.negative
+from conformance.checks.registry import MUST, check
 
 
 def _send(address_api, case: str):
@@ -17,11 +16,15 @@ def _send(address_api, case: str):
 
 
 def _error_cases():
-    return [pytest.param(name, marks=[NEGATIVE] if case.negative else [], id=name)
-            for name, case in g.ERROR_CASES.items()]
+    return [pytest.param(name, id=name) for name in g.ERROR_CASES]
 
 
-@pytest.mark.check("address.media.success_is_hal_json")
+@check("address.media.success_is_hal_json", MUST, "Success responses of every endpoint are application/hal+json",
+       requirements=["ADDR-1.media-type"],
+       proven_by=["address.hal_served_as_json"],
+       may_fail_under=["address.restricted_policy_applied_to_all_keys"],
+       observes="exchange",
+       feature="part 1 / media types")
 @pytest.mark.parametrize("case", list(g.SUCCESS_CASES))
 def test_success_is_hal_json(address_api, case):
     ex = _send(address_api, case)
@@ -29,14 +32,23 @@ def test_success_is_hal_json(address_api, case):
     headers.is_hal_json(ex)
 
 
-@pytest.mark.check("address.media.error_is_problem_json")
+@check("address.media.error_is_problem_json", MUST, "Error responses (400, 401, 403, 404, 406) are application/problem+json",
+       requirements=["ADDR-1.media-type", "ADDR-7.errors"],
+       proven_by=["address.problem_as_plain_json"],
+       may_fail_under=["address.no_api_key_served", "address.invalid_key_served", "address.restricted_key_not_enforced", "address.not_found_as_200", "address.accept_not_negotiated", "address.required_params_not_enforced", "address.server_error_on_malformed_date"],
+       sends=["valid", "refused"],
+       observes="exchange",
+       feature="part 1 / media types")
 @pytest.mark.parametrize("case", _error_cases())
 def test_error_is_problem_json(address_api, case):
     problem.is_problem_media_type(g.ERROR_CASES[case].error_response(address_api))
 
 
-@NEGATIVE
-@pytest.mark.check("address.media.unsupported_accept_not_acceptable")
+@check("address.media.unsupported_accept_not_acceptable", MUST, "Accept: application/json or application/xml is answered 406",
+       requirements=["ADDR-7.406", "BAGREF-4.12"],
+       proven_by=["address.accept_not_negotiated"],
+       sends=["refused"],
+       feature="part 1 / media types")
 @pytest.mark.parametrize("accept", ["application/json", "application/xml"])
 @pytest.mark.parametrize("case", ["adressen-id", "adresseerbareobjecten-id", "adressen"])
 def test_unsupported_accept_not_acceptable(address_api, case, accept):
@@ -45,8 +57,13 @@ def test_unsupported_accept_not_acceptable(address_api, case, accept):
                        statuses=(406,))
 
 
-@NEGATIVE
-@pytest.mark.check("address.media.not_acceptable_names_accept_crs")
+@check("address.media.not_acceptable_names_accept_crs", MUST, "A 406 carries the acceptCrs header (epsg:28992)",
+       requirements=["ADDR-4.acceptCrs"],
+       proven_by=["address.accept_crs_header_missing_on_406"],
+       may_fail_under=["address.accept_not_negotiated"],
+       sends=["refused"],
+       observes="exchange",
+       feature="part 1 / media types")
 def test_not_acceptable_names_accept_crs(address_api):
     control = Req.of(f"/adressen/{address_api.sample('nummeraanduiding')}").with_header("Accept", "application/hal+json")
     ex = refused_vs_control(address_api, control, control.with_header("Accept", "application/xml"),
@@ -59,7 +76,10 @@ HAL_ACCEPTS = ["application/hal+json", "application/hal+json, application/proble
                "application/json;q=0.5, application/hal+json"]
 
 
-@pytest.mark.check("address.media.hal_json_accepted")
+@check("address.media.hal_json_accepted", MUST, "Accept: application/hal+json, alone or first choice in a list, is served (200)",
+       requirements=["ADDR-1.media-type", "BAGREF-4.12", "RFC9110-12.5.1"],
+       proven_by=["address.accept_exact_match_only"],
+       feature="part 1 / media types")
 @pytest.mark.parametrize("accept", HAL_ACCEPTS)
 @pytest.mark.parametrize("case", ["adressen-id", "adresseerbareobjecten-id", "adressen"])
 def test_hal_json_accepted(address_api, case, accept):

@@ -9,13 +9,17 @@ import pytest
 
 from conformance.checks.address import general as g
 from conformance.checks.address.control import CLIENT_ERROR, Req, control_served, refused_vs_control
+from conformance.checks.registry import MUST, check
 from conformance.findings import expect
 
 WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 
 
-@pytest.mark.negative
-@pytest.mark.check("address.operations.write_methods_refused")
+@check("address.operations.write_methods_refused", MUST, "POST, PUT, PATCH and DELETE on a collection and a resource are refused with a 4xx, and the resource is unchanged",
+       requirements=["ADDR-1.read-only"],
+       proven_by=["address.write_methods_served"],
+       sends=["refused"],
+       feature="part 1, 9 / operations and versioning")
 @pytest.mark.parametrize("target", ["collection", "resource"])
 @pytest.mark.parametrize("method", WRITE_METHODS)
 def test_write_methods_refused(address_api, method: str, target: str) -> None:
@@ -35,7 +39,10 @@ def test_write_methods_refused(address_api, method: str, target: str) -> None:
     g.same_data(before, after)
 
 
-@pytest.mark.check("address.versioning.base_path_major_version")
+@check("address.versioning.base_path_major_version", MUST, "The base address the API answers at ends in the major version segment v2",
+       requirements=["ADDR-9.base-path"],
+       proven_by=["address.unversioned_base_path"],
+       feature="part 1, 9 / operations and versioning")
 def test_base_path_major_version(address_api) -> None:
     segments = [s for s in urlsplit(address_api.base_url).path.split("/") if s]
     expect(segments[-1:] == ["v2"], "the base address does not end in the major version segment v2",

@@ -8,9 +8,9 @@ import pytest
 from conformance.checks.address import general as g
 from conformance.checks.address import hal, paging
 from conformance.checks.address.control import Req, refused_vs_control
+from conformance.checks.registry import MUST, OBSERVATION, SHOULD, check
 from conformance.findings import expect
 
-NEGATIVE = pytest.mark.negative
 COLLECTIONS = list(g.COLLECTIONS)
 PAND_OBJECTS = "/adresseerbareobjecten"
 
@@ -31,35 +31,50 @@ def _refused(address_api, case: str, name: str, valid: int, invalid: int) -> Non
                        statuses=(400,), names=name)
 
 
-@NEGATIVE
-@pytest.mark.check("address.pagination.page_size_below_minimum_rejected")
+@check("address.pagination.page_size_below_minimum_rejected", MUST, "pageSize 9 is answered 400",
+       requirements=["ADDR-4.pageSize", "ADDR-8.pageSize"],
+       proven_by=["address.page_size_minimum_not_enforced"],
+       sends=["refused"],
+       feature="part 4, 8 / pagination")
 @pytest.mark.parametrize("case", COLLECTIONS)
 def test_page_size_below_minimum_rejected(address_api, case):
     _refused(address_api, case, "pageSize", 10, 9)
 
 
-@NEGATIVE
-@pytest.mark.check("address.pagination.page_size_above_maximum_rejected")
+@check("address.pagination.page_size_above_maximum_rejected", MUST, "pageSize 101 is answered 400",
+       requirements=["ADDR-4.pageSize", "ADDR-8.pageSize"],
+       proven_by=["address.page_size_maximum_not_enforced"],
+       sends=["refused"],
+       feature="part 4, 8 / pagination")
 @pytest.mark.parametrize("case", COLLECTIONS)
 def test_page_size_above_maximum_rejected(address_api, case):
     _refused(address_api, case, "pageSize", 100, 101)
 
 
-@NEGATIVE
-@pytest.mark.check("address.pagination.page_below_minimum_rejected")
+@check("address.pagination.page_below_minimum_rejected", MUST, "page 0 is answered 400",
+       requirements=["ADDR-4.page", "ADDR-8.page"],
+       proven_by=["address.page_minimum_not_enforced"],
+       sends=["refused"],
+       feature="part 4, 8 / pagination")
 @pytest.mark.parametrize("case", COLLECTIONS)
 def test_page_below_minimum_rejected(address_api, case):
     _refused(address_api, case, "page", 1, 0)
 
 
-@pytest.mark.check("address.pagination.limits_accepted")
+@check("address.pagination.limits_accepted", MUST, "pageSize 10 and 100 and page 1 are served (200)",
+       requirements=["ADDR-4.page", "ADDR-4.pageSize", "ADDR-8.pageSize"],
+       proven_by=["address.page_size_maximum_exclusive"],
+       feature="part 4, 8 / pagination")
 @pytest.mark.parametrize("paging", [{"pageSize": 10}, {"pageSize": 100}, {"page": 1}], ids=["pageSize10", "pageSize100", "page1"])
 @pytest.mark.parametrize("case", COLLECTIONS)
 def test_limits_accepted(address_api, case, paging):
     g.expect_status(_get(address_api, case, **paging), 200)
 
 
-@pytest.mark.check("address.pagination.default_page_size")
+@check("address.pagination.default_page_size", MUST, "Without pageSize a page holds 20 results and X-Pagination-Limit is 20",
+       requirements=["ADDR-4.pageSize", "ADDR-8.pageSize"],
+       proven_by=["address.default_page_size_wrong", "address.pagination_headers_missing"],
+       feature="part 4, 8 / pagination")
 @pytest.mark.parametrize("case", g.LARGE_COLLECTIONS)
 def test_default_page_size(address_api, case):
     ex = _get(address_api, case)
@@ -71,7 +86,11 @@ def test_default_page_size(address_api, case):
     expect(limit == 20, "X-Pagination-Limit without pageSize is not 20", expected=20, actual=limit)
 
 
-@pytest.mark.check("address.pagination.links_apply")
+@check("address.pagination.links_apply", SHOULD, "Paging links appear only where they apply and point to the right pages",
+       requirements=["BAGREF-4.1"],
+       proven_by=["address.paging_links_missing", "address.wrong_last_link"],
+       may_fail_under=["address.page_size_ignored", "address.page_ignored", "address.pages_overlap"],
+       feature="part 4, 8 / pagination")
 @pytest.mark.parametrize("query", ["pand", "single"])
 def test_links_apply(address_api, query):
     """Every page of the pand's objects, requested by number, and a one-result query."""
@@ -86,7 +105,11 @@ def test_links_apply(address_api, query):
         g.paging_links_apply(ex, page=number, last=len(walked))
 
 
-@pytest.mark.check("address.pagination.last_page")
+@check("address.pagination.last_page", SHOULD, "The last link is ceil(total/pageSize) and leads to a non-empty page without next",
+       requirements=["BAGREF-4.1"],
+       proven_by=["address.wrong_last_link", "address.paging_links_missing"],
+       may_fail_under=["address.page_size_ignored"],
+       feature="part 4, 8 / pagination")
 def test_last_page(address_api):
     params = {**_pand_query(address_api), "pageSize": "10"}
     first = address_api.get(PAND_OBJECTS, params=params)
@@ -98,7 +121,9 @@ def test_last_page(address_api):
     g.last_page_consistent(hal.link_page(last_url), address_api.get(last_url), total=total, page_size=10)
 
 
-@pytest.mark.check("address.pagination.beyond_last_page")
+@check("address.pagination.beyond_last_page", OBSERVATION, "Answer to a page beyond the last (200 empty or 400)",
+       requirements=["BAGREF-4.1", "ADDR-4.page"],
+       feature="part 4, 8 / pagination")
 def test_beyond_last_page(address_api, observe):
     params = _pand_query(address_api)
     last = len(g.pages(address_api, PAND_OBJECTS, params, page_size=10))
@@ -112,19 +137,28 @@ def test_beyond_last_page(address_api, observe):
 
 # --------------------------------------------------------------------------- what the pages hold
 # One walk per collection (fixture paging_walks), shared by the three checks below.
-@pytest.mark.check("address.pagination.page_size_limits_results")
+@check("address.pagination.page_size_limits_results", MUST, "A page of pageSize 10 holds at most 10 results, and exactly 10 on every page before the last",
+       requirements=["ADDR-4.page", "ADDR-4.pageSize", "ADDR-8.pageSize"],
+       proven_by=["address.page_size_ignored"],
+       feature="part 4, 8 / pagination")
 @pytest.mark.parametrize("case", g.LARGE_COLLECTIONS)
 def test_page_size_limits_results(paging_walks, case):
     paging.page_size_limits(paging_walks(case))
 
 
-@pytest.mark.check("address.pagination.page_selects_results")
+@check("address.pagination.page_selects_results", MUST, "Page 2 holds other results than page 1",
+       requirements=["ADDR-4.page", "ADDR-4.pageSize", "ADDR-8.pageSize"],
+       proven_by=["address.page_ignored"],
+       feature="part 4, 8 / pagination")
 @pytest.mark.parametrize("case", g.LARGE_COLLECTIONS)
 def test_page_selects_results(paging_walks, case):
     paging.page_selects(paging_walks(case))
 
 
-@pytest.mark.check("address.pagination.pages_hold_each_result_once")
+@check("address.pagination.pages_hold_each_result_once", MUST, "The pages of pageSize 10 together hold each result of the collection once: none twice, none missing",
+       requirements=["ADDR-4.page", "ADDR-4.pageSize", "ADDR-8.pageSize"],
+       proven_by=["address.pages_overlap", "address.page_ignored"],
+       feature="part 4, 8 / pagination")
 @pytest.mark.parametrize("case", g.LARGE_COLLECTIONS)
 def test_pages_hold_each_result_once(paging_walks, case):
     paging.pages_cover(paging_walks(case))

@@ -9,8 +9,7 @@ import pytest
 from conformance.checks.address import general as g
 from conformance.checks.address import problem
 from conformance.checks.address.control import Req, refused_vs_control
-
-NEGATIVE = pytest.mark.negative
+from conformance.checks.registry import MUST, SHOULD, check
 
 
 def _object(address_api) -> str:
@@ -29,8 +28,11 @@ BOOLEANS = {
 }
 
 
-@NEGATIVE
-@pytest.mark.check("address.params.boolean_values_validated")
+@check("address.params.boolean_values_validated", MUST, "huidig, inclusiefEindStatus and exacteMatch other than a boolean: 400",
+       requirements=["ADDR-4.huidig", "ADDR-4.inclusiefEindStatus", "ADDR-4.exacteMatch"],
+       proven_by=["address.boolean_not_validated"],
+       sends=["refused"],
+       feature="part 4 / shared parameters")
 @pytest.mark.parametrize("value", ["ja", "2"])
 @pytest.mark.parametrize("name", list(BOOLEANS))
 def test_boolean_values_validated(address_api, name, value):
@@ -39,8 +41,11 @@ def test_boolean_values_validated(address_api, name, value):
                        statuses=(400,), names=name)
 
 
-@NEGATIVE
-@pytest.mark.check("address.params.geldig_op_malformed_rejected")
+@check("address.params.geldig_op_malformed_rejected", MUST, "A malformed geldigOp is answered 400 naming geldigOp",
+       requirements=["ADDR-4.geldigOp", "ADDR-2.invalid-params"],
+       proven_by=["address.server_error_on_malformed_date", "address.invalid_params_without_name", "address.invalid_params_missing"],
+       sends=["refused"],
+       feature="part 4 / shared parameters")
 @pytest.mark.parametrize("value", ["23-04-2019", "2019-02-30", "2019-13-01", "20190423", "2019-4-23"])
 def test_geldig_op_malformed_rejected(address_api, value):
     control = Req.of(_object(address_api), {"geldigOp": date.today().isoformat()})
@@ -64,7 +69,10 @@ FORMS = {
 }
 
 
-@pytest.mark.check("address.params.beschikbaar_op_forms_accepted")
+@check("address.params.beschikbaar_op_forms_accepted", MUST, "beschikbaarOp is served in full, without seconds, without milliseconds and with more than 3 digits",
+       requirements=["ADDR-4.beschikbaarOp"],
+       proven_by=["address.beschikbaarop_short_form_rejected", "address.time_travel_forbidden"],
+       feature="part 4 / shared parameters")
 @pytest.mark.parametrize("form", list(FORMS))
 def test_beschikbaar_op_forms_accepted(address_api, form):
     value = FORMS[form](_yesterday_noon())
@@ -96,7 +104,11 @@ EQUIVALENT = {
 }
 
 
-@pytest.mark.check("address.params.beschikbaar_op_forms_equivalent")
+@check("address.params.beschikbaar_op_forms_equivalent", MUST, "Equivalent beschikbaarOp forms give the same result",
+       requirements=["ADDR-4.beschikbaarOp"],
+       proven_by=["address.beschikbaarop_short_form_rejected", "address.beschikbaarop_short_form_misread"],
+       may_fail_under=["address.time_travel_forbidden"],
+       feature="part 4 / shared parameters")
 @pytest.mark.parametrize("form", list(EQUIVALENT))
 def test_beschikbaar_op_forms_equivalent(address_api, form):
     object_id = address_api.sample("adresseerbaarobject_historie")
@@ -107,8 +119,11 @@ def test_beschikbaar_op_forms_equivalent(address_api, form):
                     address_api.get(path, params={"beschikbaarOp": short}))
 
 
-@NEGATIVE
-@pytest.mark.check("address.params.beschikbaar_op_malformed_rejected")
+@check("address.params.beschikbaar_op_malformed_rejected", MUST, "A malformed beschikbaarOp is answered 400",
+       requirements=["ADDR-4.beschikbaarOp"],
+       proven_by=["address.beschikbaarop_not_validated"],
+       sends=["refused"],
+       feature="part 4 / shared parameters")
 @pytest.mark.parametrize("value", ["23-04-2019T12:00:00", "2019-04-23T25:00:00", "2019-02-30T12:00:00",
                                    "2019-04-23T12:00:00.abc", "morgen"])
 def test_beschikbaar_op_malformed_rejected(address_api, value):
@@ -117,8 +132,11 @@ def test_beschikbaar_op_malformed_rejected(address_api, value):
                        rule=f"beschikbaarOp={value}", statuses=(400,), names="beschikbaarOp")
 
 
-@NEGATIVE
-@pytest.mark.check("address.params.huidig_with_time_travel_rejected")
+@check("address.params.huidig_with_time_travel_rejected", SHOULD, "huidig=true with geldigOp or beschikbaarOp is answered 400",
+       requirements=["BAGREF-4.4"],
+       proven_by=["address.unsupported_combination_accepted"],
+       sends=["refused"],
+       feature="part 4 / shared parameters")
 @pytest.mark.parametrize("travel", ["geldigOp", "beschikbaarOp"])
 def test_huidig_with_time_travel_rejected(address_api, travel):
     # The time travel alone is the control; huidig=true is the one change. No single

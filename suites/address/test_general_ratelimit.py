@@ -6,15 +6,12 @@ sent until the server answers 429, within a bound derived from the limit it anno
 
 from __future__ import annotations
 
-import pytest
-
 from conformance.checks.address import general as g
 from conformance.checks.address import headers, problem
 from conformance.checks.address.control import Req, control_served
+from conformance.checks.registry import MUST, OBSERVATION, check
 from conformance.errors import NotApplicable, NotJudged
 from conformance.findings import Finding
-
-pytestmark = pytest.mark.flood
 
 MIN_BOUND, MAX_BOUND = 50, 200
 
@@ -44,12 +41,22 @@ def _a_429(address_api):
                   expected=f"429 after RateLimit-Limit ({limit}) requests", actual=sent[-1].summary())
 
 
-@pytest.mark.check("address.ratelimit.limit_exceeded_429")
+@check("address.ratelimit.limit_exceeded_429", MUST, "Exceeding the rate limit is answered 429",
+       requirements=["ADDR-7.429", "ADDR-4.rate-limit"],
+       proven_by=["address.rate_limit_not_enforced"],
+       sends=["flood"],
+       feature="part 4, 7, 8 / rate limit and quota")
 def test_limit_exceeded_429(address_api):
     g.expect_status(_a_429(address_api), 429)
 
 
-@pytest.mark.check("address.ratelimit.problem_body_429")
+@check("address.ratelimit.problem_body_429", MUST, "A 429 is problem+json (ExtendedProblemDetails) with the problem members and code tooManyRequests",
+       requirements=["ADDR-7.429", "ADDR-2.error"],
+       proven_by=["address.wrong_error_code", "address.problem_as_plain_json", "address.problem_status_mismatch"],
+       may_fail_under=["address.rate_limit_not_enforced"],
+       sends=["flood"],
+       observes="exchange",
+       feature="part 4, 7, 8 / rate limit and quota")
 def test_problem_body_429(address_api):
     ex = _a_429(address_api)
     problem.is_problem_media_type(ex)
@@ -57,12 +64,22 @@ def test_problem_body_429(address_api):
     problem.has_problem_code(ex, "tooManyRequests")
 
 
-@pytest.mark.check("address.ratelimit.headers_on_429")
+@check("address.ratelimit.headers_on_429", MUST, "A 429 carries the six rate-limit headers as integers",
+       requirements=["ADDR-4.rate-limit"],
+       proven_by=["address.rate_limit_headers_missing_on_429"],
+       may_fail_under=["address.rate_limit_not_enforced"],
+       sends=["flood"],
+       observes="exchange",
+       feature="part 4, 7, 8 / rate limit and quota")
 def test_headers_on_429(address_api):
     headers.has_rate_limit_headers(_a_429(address_api), address_api.header)
 
 
-@pytest.mark.check("address.ratelimit.api_version_on_429")
+@check("address.ratelimit.api_version_on_429", OBSERVATION, "Whether a 429 carries api-version (the seed exempts 429)",
+       requirements=["ADDR-4.api-version"],
+       sends=["flood"],
+       feature="part 4, 7, 8 / rate limit and quota",
+       downgrade_reason="the row 'api-version | every response except 429' exempts 429: whether a 429 carries the header is left open")
 def test_api_version_on_429(address_api, observe):
     try:
         ex = _a_429(address_api)
@@ -72,7 +89,12 @@ def test_api_version_on_429(address_api, observe):
     observe({"present": value is not None, "value": value})
 
 
-@pytest.mark.check("address.ratelimit.day_quota_exceeded")
+@check("address.ratelimit.day_quota_exceeded", MUST, "Exhausting the daily quota is answered 429 with DayLimit-Remaining 0",
+       requirements=["ADDR-8.quota", "ADDR-7.429"],
+       proven_by=["address.day_quota_not_enforced"],
+       may_fail_under=["address.rate_limit_headers_missing_on_429"],
+       sends=["flood"],
+       feature="part 4, 7, 8 / rate limit and quota")
 def test_day_quota_exceeded(address_api):
     path = f"/adressen/{address_api.sample('nummeraanduiding')}"
     control_served(address_api, Req.of(path))  # the request itself is served (valid key)

@@ -22,6 +22,14 @@ from conformance.auth.shared_clock import ClockLedger, clock_turn
 from conformance.findings import require
 
 
+def _waits(node) -> bool:
+    """Whether the test's check waits out lifetimes (its declaration's `sends`)."""
+    from conformance.checks.registry import check_by_id
+
+    marker = node.get_closest_marker("check")
+    return marker is not None and "waits" in check_by_id(marker.args[0]).sends
+
+
 def _rules(targets):
     """The seed's rules for the client, for these flows' clients, audience and redirect URI."""
     from conformance.checks.client.tokens import AuthRefusal
@@ -39,7 +47,7 @@ def shared_clock_turn(request: pytest.FixtureRequest, profile, conformance_state
     auth = profile.auth
     hook = auth is not None and not auth.mock and bool(auth.clock)
     with clock_turn(conformance_state.schedule_dir if hook else None,
-                    alone=request.node.get_closest_marker("waits") is not None):
+                    alone=_waits(request.node)):
         yield
 
 

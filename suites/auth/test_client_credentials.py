@@ -18,6 +18,7 @@ from conformance.auth import rfc7523
 from conformance.auth.flows import CC_CONTROL_CAUSE, INQUIRY_SCOPE
 from conformance.checks.auth import checks as c
 from conformance.checks.auth import control
+from conformance.checks.registry import MUST, OBSERVATION, SHOULD, check
 from conformance.errors import NotApplicable, NotJudged
 from conformance.findings import Blocked, expect
 
@@ -61,7 +62,10 @@ def _other_client(flows) -> str:
                     "name one in services.auth.clients, to swap into iss, sub or client_id")
 
 
-@pytest.mark.check("auth.cc.valid_assertion_accepted")
+@check("auth.cc.valid_assertion_accepted", MUST, "A valid RS256 assertion (seed claims, kid of the JWKS) gets a token that works at the inquiry API",
+       requirements=["AUTH-4.inquiry-steps", "AUTH-5.3", "RFC7523-3"],
+       proven_by=["auth.seed_aud_refused", "auth.resource_rejects_valid_token"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_valid_assertion_accepted(auth_flows):
     result = auth_flows.client_credentials(auth_flows.assertion())
     c.ensure_token_issued(result, "a valid client assertion")
@@ -69,13 +73,20 @@ def test_valid_assertion_accepted(auth_flows):
                                    "inquiry API with the client-credentials token")
 
 
-@pytest.mark.check("auth.cc.no_refresh_token")
+@check("auth.cc.no_refresh_token", MUST, "The client-credentials response carries no refresh_token",
+       requirements=["AUTH-2.token-response.refresh-token"],
+       proven_by=["auth.cc_refresh_token_issued"],
+       observes="exchange",
+       feature="part 4 / client credentials + JWT assertion")
 def test_no_refresh_token(cc_tokens):
     c.ensure_no_refresh_token(cc_tokens)
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.replay_refused")
+@check("auth.cc.replay_refused", MUST, "The same assertion (same jti) is refused the second time",
+       requirements=["AUTH-2.assertion.jti", "AUTH-8.assertion-single-use"],
+       proven_by=["auth.assertion_replay_accepted"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_replay_refused(auth_flows):
     assertion = auth_flows.assertion()
     control.require_token(auth_flows.client_credentials(assertion), "the assertion accepted the first time",
@@ -83,8 +94,11 @@ def test_replay_refused(auth_flows):
     control.token_refused(auth_flows.client_credentials(assertion), "the same assertion (same jti) a second time")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.concurrent_replay_refused")
+@check("auth.cc.concurrent_replay_refused", MUST, "One assertion sent five times at once gets exactly one token (single use holds under concurrency)",
+       requirements=["AUTH-2.assertion.jti", "AUTH-8.assertion-single-use"],
+       proven_by=["auth.assertion_replay_race", "auth.assertion_replay_accepted"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_concurrent_replay_refused(auth_flows):
     control.control_assertion(auth_flows)
     assertion = auth_flows.assertion()
@@ -103,40 +117,56 @@ def test_concurrent_replay_refused(auth_flows):
            expected="exactly one token", actual="; ".join(answers))
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.expired_refused")
+@check("auth.cc.expired_refused", MUST, "An assertion whose exp passed two minutes ago is refused",
+       requirements=["AUTH-2.assertion.exp", "RFC7523-3"],
+       proven_by=["auth.assertion_expired_accepted"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_expired_refused(auth_flows):
     now = auth_flows.now()
     _refused(auth_flows, auth_flows.assertion(now=now - 240, lifetime_s=120), "an assertion expired 120 s ago")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.exp_far_ahead")
+@check("auth.cc.exp_far_ahead", OBSERVATION, "An assertion valid for 24 hours: accepted or refused (the seed recommends minutes)",
+       requirements=["AUTH-2.assertion.exp"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion",
+       downgrade_reason="the seed recommends 'a short expiry of a few minutes' without saying the server refuses a longer one: what it does is measured")
 def test_exp_far_ahead(auth_flows, observe):
     observe(_outcome(auth_flows, auth_flows.assertion(lifetime_s=86400)))
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.nbf_in_future")
+@check("auth.cc.nbf_in_future", OBSERVATION, "An assertion with nbf ten minutes ahead: accepted or refused (not shown)",
+       requirements=["AUTH-2.assertion.nbf-iat", "RFC7519-4.1.5"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_nbf_in_future(auth_flows, observe):
     observe(_outcome(auth_flows, auth_flows.assertion(overrides={"nbf": int(auth_flows.now()) + 600})))
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.iat_in_future")
+@check("auth.cc.iat_in_future", OBSERVATION, "An assertion with iat ten minutes ahead: accepted or refused (not shown)",
+       requirements=["AUTH-2.assertion.nbf-iat", "RFC7519-4.1.6"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_iat_in_future(auth_flows, observe):
     observe(_outcome(auth_flows, auth_flows.assertion(overrides={"iat": int(auth_flows.now()) + 600})))
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.aud_other_host_refused")
+@check("auth.cc.aud_other_host_refused", MUST, "An assertion for another token endpoint host is refused",
+       requirements=["AUTH-2.assertion.aud", "RFC7523-3"],
+       proven_by=["auth.assertion_aud_not_checked"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_aud_other_host_refused(auth_flows):
     _refused(auth_flows, auth_flows.assertion(audience="auth.other-registry.example:443/auth/oauth/v2/token"),
              "aud of another host")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.aud_with_protocol_refused")
+@check("auth.cc.aud_with_protocol_refused", MUST, "aud with the protocol (https://...) is refused: the seed's form has none",
+       requirements=["AUTH-2.assertion.aud", "RFC7523-3"],
+       proven_by=["auth.assertion_aud_with_protocol_accepted", "auth.assertion_aud_not_checked"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_aud_with_protocol_refused(auth_flows):
     if "://" in auth_flows.targets.audience:
         raise NotApplicable("the profile's audience already carries a protocol: there is none to add")
@@ -144,8 +174,11 @@ def test_aud_with_protocol_refused(auth_flows):
     _refused(auth_flows, auth_flows.assertion(audience=audience), "aud with the protocol")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.aud_without_port_refused")
+@check("auth.cc.aud_without_port_refused", MUST, "aud without :443 is refused: the seed's form includes the port",
+       requirements=["AUTH-2.assertion.aud", "RFC7523-3"],
+       proven_by=["auth.assertion_aud_not_checked"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_aud_without_port_refused(auth_flows):
     audience = auth_flows.targets.audience.replace(":443", "", 1)
     if audience == auth_flows.targets.audience:
@@ -153,14 +186,20 @@ def test_aud_without_port_refused(auth_flows):
     _refused(auth_flows, auth_flows.assertion(audience=audience), "aud without :443")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.aud_trailing_slash_refused")
+@check("auth.cc.aud_trailing_slash_refused", MUST, "aud with a trailing slash is refused (exact string comparison)",
+       requirements=["AUTH-2.assertion.aud", "RFC7523-3"],
+       proven_by=["auth.assertion_aud_not_checked"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_aud_trailing_slash_refused(auth_flows):
     _refused(auth_flows, auth_flows.assertion(audience=auth_flows.targets.audience + "/"), "aud with a trailing slash")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.iss_differs_from_sub_refused")
+@check("auth.cc.iss_differs_from_sub_refused", MUST, "An assertion whose iss (then sub) names another registered client than the other claim is refused",
+       requirements=["AUTH-2.assertion.iss-sub", "RFC7523-3"],
+       proven_by=["auth.assertion_iss_sub_not_compared", "auth.assertion_client_by_iss"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_iss_differs_from_sub_refused(auth_flows):
     # Both swaps, each with another REGISTERED client: a server that picks the client by sub
     # and ignores iss accepts the first, one that picks it by iss accepts the second; neither
@@ -170,8 +209,11 @@ def test_iss_differs_from_sub_refused(auth_flows):
     _refused(auth_flows, auth_flows.assertion(overrides={"sub": other}), f"sub of another client ({other}), iss of this one")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.client_id_differs_from_sub_refused")
+@check("auth.cc.client_id_differs_from_sub_refused", MUST, "A client_id in the body naming another registered client than the assertion's sub is refused",
+       requirements=["RFC7521-4.2"],
+       proven_by=["auth.assertion_client_id_not_compared"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_client_id_differs_from_sub_refused(auth_flows):
     own, other = auth_flows.targets.client("client_credentials"), _other_client(auth_flows)
     control.control_assertion(auth_flows, client_id=own)  # client_id in the body is allowed (RFC 7521 4.2)
@@ -179,14 +221,20 @@ def test_client_id_differs_from_sub_refused(auth_flows):
                           f"client_id {other} in the body with an assertion of {own}")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.unknown_kid_refused")
+@check("auth.cc.unknown_kid_refused", MUST, "An assertion whose kid is not in the client's JWKS is refused",
+       requirements=["AUTH-2.jwks", "AUTH-4.assertion-signature"],
+       proven_by=["auth.assertion_kid_ignored", "auth.assertion_signature_not_verified"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_unknown_kid_refused(auth_flows):
     _refused(auth_flows, auth_flows.assertion(kid="kid-that-no-jwks-has"), "a kid that is not in the JWKS")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.other_key_refused")
+@check("auth.cc.other_key_refused", MUST, "An assertion with a registered kid but signed by another key is refused",
+       requirements=["AUTH-4.assertion-signature"],
+       proven_by=["auth.assertion_signature_not_verified"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_other_key_refused(auth_flows, stranger_key):
     _, kid = auth_flows.targets.signing_material("current")
     client_id = auth_flows.targets.client("client_credentials")
@@ -194,8 +242,11 @@ def test_other_key_refused(auth_flows, stranger_key):
     _refused(auth_flows, assertion, "a registered kid with a signature by another key")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.tampered_refused")
+@check("auth.cc.tampered_refused", MUST, "An assertion whose payload was changed after signing is refused",
+       requirements=["AUTH-4.assertion-signature"],
+       proven_by=["auth.assertion_signature_not_verified"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_tampered_refused(auth_flows):
     # A fresh jti: a server that skips the signature cannot refuse it as a replay.
     tampered = rfc7523.tamper(auth_flows.assertion(), jti="tampered-" + str(int(auth_flows.now() * 1000)))
@@ -207,74 +258,108 @@ def _claims(flows) -> dict:
     return rfc7523.claims_for(client_id, flows.targets.audience, now=flows.now())
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.alg_none_refused")
+@check("auth.cc.alg_none_refused", MUST, "An unsigned assertion (alg none) is refused",
+       requirements=["AUTH-2.assertion.header", "RFC7518-3.6", "RFC8725-3.1"],
+       proven_by=["auth.assertion_alg_none_accepted"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_alg_none_refused(auth_flows):
     _, kid = auth_flows.targets.signing_material("current")
     _refused(auth_flows, rfc7523.unsigned_none(_claims(auth_flows), kid), "alg none")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.hs256_confusion_refused")
+@check("auth.cc.hs256_confusion_refused", MUST, "An HS256 assertion keyed with the client's public key is refused",
+       requirements=["AUTH-2.assertion.header", "RFC8725-3.1"],
+       proven_by=["auth.assertion_hs256_public_key_accepted"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_hs256_confusion_refused(auth_flows):
     key, kid = auth_flows.targets.signing_material("current")
     token = rfc7523.hs256_with_public_key(_claims(auth_flows), kid, key.public_key())
     _refused(auth_flows, token, "HS256 keyed with the public key")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.missing_jti_refused")
+@check("auth.cc.missing_jti_refused", MUST, "An assertion without jti is refused",
+       requirements=["AUTH-2.assertion.jti"],
+       proven_by=["auth.assertion_jti_optional"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_missing_jti_refused(auth_flows):
     _refused(auth_flows, auth_flows.assertion(drop=("jti",)), "an assertion without jti")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.missing_exp_refused")
+@check("auth.cc.missing_exp_refused", MUST, "An assertion without exp is refused",
+       requirements=["AUTH-2.assertion.exp", "AUTH-4.assertion-claims", "RFC7523-3"],
+       proven_by=["auth.assertion_exp_optional"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_missing_exp_refused(auth_flows):
     _refused(auth_flows, auth_flows.assertion(drop=("exp",)), "an assertion without exp")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.missing_aud_refused")
+@check("auth.cc.missing_aud_refused", MUST, "An assertion without aud is refused",
+       requirements=["AUTH-2.assertion.aud", "AUTH-4.assertion-claims", "RFC7523-3"],
+       proven_by=["auth.assertion_aud_optional"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_missing_aud_refused(auth_flows):
     _refused(auth_flows, auth_flows.assertion(drop=("aud",)), "an assertion without aud")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.missing_iss_refused")
+@check("auth.cc.missing_iss_refused", MUST, "An assertion without iss is refused",
+       requirements=["AUTH-2.assertion.iss-sub", "AUTH-4.assertion-claims", "RFC7523-3"],
+       proven_by=["auth.assertion_iss_optional"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_missing_iss_refused(auth_flows):
     _refused(auth_flows, auth_flows.assertion(drop=("iss",)), "an assertion without iss")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.missing_sub_refused")
+@check("auth.cc.missing_sub_refused", MUST, "An assertion without sub is refused",
+       requirements=["AUTH-2.assertion.iss-sub", "AUTH-4.assertion-claims", "RFC7523-3"],
+       proven_by=["auth.assertion_sub_optional"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_missing_sub_refused(auth_flows):
     _refused(auth_flows, auth_flows.assertion(drop=("sub",)), "an assertion without sub")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.other_rsa_alg_refused")
+@check("auth.cc.other_rsa_alg_refused", MUST, "An assertion signed with the client's own key but RS384, RS512 or PS256 instead of RS256 is refused",
+       requirements=["AUTH-2.assertion.header", "AUTH-2.assertion.signature", "RFC8725-3.1"],
+       proven_by=["auth.assertion_alg_any_rsa"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_other_rsa_alg_refused(auth_flows):
     # The client's own registered key and kid: only the algorithm differs from the control.
     for algorithm in OTHER_RSA_ALGORITHMS:
         _refused(auth_flows, auth_flows.assertion(algorithm=algorithm), f"alg {algorithm} with the client's RS256 key")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.typ_not_jwt_refused")
+@check("auth.cc.typ_not_jwt_refused", SHOULD, "An assertion whose header typ is at+jwt instead of JWT is refused",
+       requirements=["AUTH-2.assertion.header", "RFC8725-3.11"],
+       proven_by=["auth.assertion_typ_unchecked"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_typ_not_jwt_refused(auth_flows):
     # at+jwt is an access token's type (RFC 9068): the cross-JWT confusion explicit typing prevents.
     _refused(auth_flows, auth_flows.assertion(headers={"typ": "at+jwt"}), "typ at+jwt instead of JWT")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.missing_kid_refused")
+@check("auth.cc.missing_kid_refused", MUST, "An assertion without kid in its header is refused (the kid selects the key)",
+       requirements=["AUTH-2.assertion.header", "AUTH-4.assertion-signature"],
+       proven_by=["auth.assertion_kid_optional"],
+       may_fail_under=["auth.assertion_signature_not_verified"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_missing_kid_refused(auth_flows):
     _refused(auth_flows, auth_flows.assertion(drop_headers=("kid",)), "an assertion without kid")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.assertion_type_refused")
+@check("auth.cc.assertion_type_refused", SHOULD, "A valid assertion sent with another client_assertion_type than the jwt-bearer URN is refused",
+       requirements=["AUTH-4.token-request.client-credentials", "RFC7523-2.2"],
+       proven_by=["auth.assertion_type_unchecked"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_assertion_type_refused(auth_flows):
     control.control_assertion(auth_flows)
     result = auth_flows.token.client_credentials(assertion=auth_flows.assertion(), scope=INQUIRY_SCOPE,
@@ -298,49 +383,74 @@ def _bad_material_refused(flows, name: str, what: str) -> None:
                       f"nobody registered: is services.auth.clients.{name} registered with its JWKS document?")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.jwk_without_x5c_refused")
+@check("auth.cc.jwk_without_x5c_refused", MUST, "A client whose JWK carries no x5c gets no token",
+       requirements=["AUTH-4.assertion-certificate", "RFC7517-4.7"],
+       proven_by=["auth.assertion_x5c_not_required"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_jwk_without_x5c_refused(auth_flows):
     _bad_material_refused(auth_flows, "no_x5c", "a JWK without x5c")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.untrusted_root_refused")
+@check("auth.cc.untrusted_root_refused", MUST, "A certificate that does not chain to the government root gets no token",
+       requirements=["AUTH-4.assertion-certificate", "RFC5280-6.1"],
+       proven_by=["auth.assertion_chain_not_checked"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_untrusted_root_refused(auth_flows):
     _bad_material_refused(auth_flows, "untrusted", "a certificate from another root")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.expired_certificate_refused")
+@check("auth.cc.expired_certificate_refused", MUST, "An expired certificate gets no token",
+       requirements=["AUTH-4.assertion-certificate", "RFC5280-6.1"],
+       proven_by=["auth.assertion_cert_validity_not_checked"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_expired_certificate_refused(auth_flows):
     _bad_material_refused(auth_flows, "expired", "an expired certificate")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.oin_unregistered_refused")
+@check("auth.cc.oin_unregistered_refused", MUST, "A certificate whose OIN no customer registered gets no token",
+       requirements=["AUTH-4.assertion-oin"],
+       proven_by=["auth.assertion_oin_not_checked"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_oin_unregistered_refused(auth_flows):
     _bad_material_refused(auth_flows, "unregistered_oin", "an OIN no customer registered")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.oin_registered_twice_refused")
+@check("auth.cc.oin_registered_twice_refused", MUST, "A certificate whose OIN two customers registered gets no token",
+       requirements=["AUTH-4.assertion-oin"],
+       proven_by=["auth.assertion_oin_uniqueness_not_checked", "auth.assertion_oin_not_checked"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_oin_registered_twice_refused(auth_flows):
     _bad_material_refused(auth_flows, "twice_oin", "an OIN registered at two customers")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.x5c_key_mismatch_refused")
+@check("auth.cc.x5c_key_mismatch_refused", MUST, "A JWK whose first x5c certificate certifies another key than the JWK's gets no token",
+       requirements=["AUTH-4.assertion-certificate", "RFC7517-4.7"],
+       proven_by=["auth.assertion_x5c_key_not_compared"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_x5c_key_mismatch_refused(auth_flows):
     _bad_material_refused(auth_flows, "x5c_mismatch", "a JWK whose x5c certifies another key")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.cc.certificate_without_oin_refused")
+@check("auth.cc.certificate_without_oin_refused", MUST, "A certificate without an OIN as subject serialNumber gets no token",
+       requirements=["AUTH-4.assertion-oin"],
+       proven_by=["auth.assertion_oin_optional", "auth.assertion_oin_not_checked"],
+       sends=["refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_certificate_without_oin_refused(auth_flows):
     _bad_material_refused(auth_flows, "no_oin", "a certificate without an OIN in its subject serialNumber")
 
 
-@pytest.mark.check("auth.cc.key_rotation")
+@check("auth.cc.key_rotation", MUST, "Both keys of the JWKS (current and next) are accepted, each chosen by its kid",
+       requirements=["AUTH-2.jwks"],
+       proven_by=["auth.assertion_first_key_only"],
+       may_fail_under=["auth.seed_aud_refused"],
+       feature="part 4 / client credentials + JWT assertion")
 def test_key_rotation(auth_flows):
     for material in ("current", "next"):
         c.ensure_token_issued(auth_flows.client_credentials(auth_flows.assertion(material=material)),

@@ -8,14 +8,13 @@ fresh code for its control, since a code is single use.
 
 from __future__ import annotations
 
-import pytest
-
 from conformance.auth import rfc7636
 from conformance.auth.flows import EXCHANGE_CAUSE
 from conformance.auth.login import CredentialsRefused, LoginError
 from conformance.checks.auth import checks as c
 from conformance.checks.auth import control
 from conformance.checks.auth.control import CODE_UNRELATED
+from conformance.checks.registry import MUST, OBSERVATION, SHOULD, check
 from conformance.errors import NotJudged
 from conformance.findings import Blocked, Finding
 
@@ -26,7 +25,10 @@ WRONG_SECRET = "wrong-secret-for-conformance"
 CODE_ALIVE_AT_S = 20
 
 
-@pytest.mark.check("auth.code.confidential_flow")
+@check("auth.code.confidential_flow", MUST, "Confidential client: authorize, log in, consent, redirect with code and state, exchange with secret and verifier, call the filing API, refresh, call again",
+       requirements=["AUTH-4.filing-steps", "AUTH-4.token-request", "RFC6749-4.1"],
+       proven_by=["auth.resource_rejects_valid_token", "auth.refresh_grant_unsupported", "auth.authorize_unavailable"],
+       feature="part 2 / authorization code + PKCE")
 def test_confidential_flow(auth_flows):
     authz = auth_flows.authorize(client="confidential")
     c.ensure_code_issued(authz.result, "confidential client")
@@ -40,7 +42,10 @@ def test_confidential_flow(auth_flows):
     c.ensure_api_served_if_present(auth_flows, "filing", refreshed.access_token, "filing API with the refreshed token")
 
 
-@pytest.mark.check("auth.code.public_flow")
+@check("auth.code.public_flow", MUST, "Public client: the same flow without a client secret; the token works at the filing API",
+       requirements=["AUTH-4.filing-steps", "AUTH-5.2", "RFC6749-4.1", "RFC7636-4.2"],
+       proven_by=["auth.resource_rejects_valid_token", "auth.authorize_unavailable"],
+       feature="part 2 / authorization code + PKCE")
 def test_public_flow(auth_flows):
     authz = auth_flows.authorize(client="public")
     c.ensure_code_issued(authz.result, "public client")
@@ -49,7 +54,11 @@ def test_public_flow(auth_flows):
     c.ensure_api_served_if_present(auth_flows, "filing", tokens.access_token, "filing API with the public client's token")
 
 
-@pytest.mark.check("auth.code.state_echoed")
+@check("auth.code.state_echoed", MUST, "The redirect carries `state` byte for byte as sent (with '+', '%', '/' and non-ASCII)",
+       requirements=["AUTH-2.redirect", "RFC6749-4.1.2"],
+       proven_by=["auth.state_mangled"],
+       observes="flow",
+       feature="part 2 / authorization code + PKCE")
 def test_state_echoed(auth_flows):
     control.control_code(auth_flows)  # a plain state: the authorization itself works
     authz = auth_flows.authorize(state=TRICKY_STATE)
@@ -59,8 +68,11 @@ def test_state_echoed(auth_flows):
         raise finding
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.code.role_required")
+@check("auth.code.role_required", MUST, "A user without the role `Aanbieder M2M` gets no code",
+       requirements=["AUTH-1.role"],
+       proven_by=["auth.role_not_checked"],
+       sends=["refused"],
+       feature="part 2 / authorization code + PKCE")
 def test_role_required(auth_flows):
     if "without_role" not in auth_flows.targets.drivers:
         raise NotJudged("no login as a user without the role Aanbieder M2M",
@@ -69,8 +81,11 @@ def test_role_required(auth_flows):
     control.authorization_refused(auth_flows, "a user without the role Aanbieder M2M", user="without_role")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.code.unregistered_redirect_uri_not_followed")
+@check("auth.code.unregistered_redirect_uri_not_followed", MUST, "An unregistered redirect_uri is never redirected to (an error page instead)",
+       requirements=["RFC6749-4.1.2.1", "RFC6749-10.6"],
+       proven_by=["auth.authorize_redirects_anywhere"],
+       sends=["refused"],
+       feature="part 2 / authorization code + PKCE")
 def test_unregistered_redirect_uri_not_followed(auth_flows):
     control.control_code(auth_flows)
     evil = "http://127.0.0.1:9/not-registered"
@@ -84,16 +99,22 @@ def test_unregistered_redirect_uri_not_followed(auth_flows):
                   expected="an error page, no redirect", actual=f"redirect ({authz.result.answer})")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.pkce.challenge_required")
+@check("auth.pkce.challenge_required", MUST, "An authorization request without code_challenge gets no code",
+       requirements=["AUTH-5.2", "AUTH-2.authorization-request", "RFC7636-4.4.1"],
+       proven_by=["auth.pkce_not_required"],
+       sends=["refused"],
+       feature="part 2 / authorization code + PKCE")
 def test_challenge_required(auth_flows):
     control.control_code(auth_flows)
     control.authorization_refused(auth_flows, "an authorization request without code_challenge",
                                   verifier=None, challenge=None, method=None)
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.pkce.plain_refused")
+@check("auth.pkce.plain_refused", MUST, "code_challenge_method=plain (and a challenge without method, which means plain) gets no code",
+       requirements=["AUTH-2.authorization-request", "AUTH-5.2", "RFC9700-2.1.1"],
+       proven_by=["auth.pkce_plain_accepted"],
+       sends=["refused"],
+       feature="part 2 / authorization code + PKCE")
 def test_plain_refused(auth_flows):
     verifier = rfc7636.generate_verifier()
     control.control_code(auth_flows, verifier=verifier)  # the same verifier as S256 gets a code
@@ -111,14 +132,20 @@ def _exchange_refused(flows, what: str, *, authorize=None, **change) -> None:
     control.token_refused(flows.exchange(authz, **change), what, unrelated=CODE_UNRELATED)
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.pkce.wrong_verifier_refused")
+@check("auth.pkce.wrong_verifier_refused", MUST, "A code_verifier that does not hash to the challenge is refused",
+       requirements=["AUTH-2.code-challenge", "RFC7636-4.6"],
+       proven_by=["auth.code_verifier_ignored"],
+       sends=["refused"],
+       feature="part 2 / authorization code + PKCE")
 def test_wrong_verifier_refused(auth_flows):
     _exchange_refused(auth_flows, "a wrong code_verifier", verifier=rfc7636.generate_verifier())
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.pkce.missing_verifier_refused")
+@check("auth.pkce.missing_verifier_refused", MUST, "A code exchange without code_verifier is refused",
+       requirements=["AUTH-4.token-request", "RFC7636-4.6"],
+       proven_by=["auth.code_verifier_ignored", "auth.pkce_not_required"],
+       sends=["refused"],
+       feature="part 2 / authorization code + PKCE")
 def test_missing_verifier_refused(auth_flows):
     _exchange_refused(auth_flows, "a code exchange without code_verifier", verifier=None)
 
@@ -137,26 +164,38 @@ def _bad_verifier_refused(auth_flows, check_id):
                       authorize={"verifier": verifier, "challenge": rfc7636.s256(verifier)})
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.pkce.verifier_too_short_refused")
+@check("auth.pkce.verifier_too_short_refused", MUST, "A verifier of 42 characters is refused, even with a matching challenge",
+       requirements=["AUTH-2.code-verifier", "RFC7636-4.1"],
+       proven_by=["auth.verifier_syntax_not_checked"],
+       sends=["refused"],
+       feature="part 2 / authorization code + PKCE")
 def test_verifier_too_short_refused(auth_flows):
     _bad_verifier_refused(auth_flows, "auth.pkce.verifier_too_short_refused")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.pkce.verifier_too_long_refused")
+@check("auth.pkce.verifier_too_long_refused", MUST, "A verifier of 129 characters is refused, even with a matching challenge",
+       requirements=["AUTH-2.code-verifier", "RFC7636-4.1"],
+       proven_by=["auth.verifier_syntax_not_checked"],
+       sends=["refused"],
+       feature="part 2 / authorization code + PKCE")
 def test_verifier_too_long_refused(auth_flows):
     _bad_verifier_refused(auth_flows, "auth.pkce.verifier_too_long_refused")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.pkce.verifier_bad_characters_refused")
+@check("auth.pkce.verifier_bad_characters_refused", MUST, "A verifier with characters outside A-Z a-z 0-9 - . _ ~ is refused, even with a matching challenge",
+       requirements=["AUTH-2.code-verifier", "RFC7636-4.1"],
+       proven_by=["auth.verifier_syntax_not_checked"],
+       sends=["refused"],
+       feature="part 2 / authorization code + PKCE")
 def test_verifier_bad_characters_refused(auth_flows):
     _bad_verifier_refused(auth_flows, "auth.pkce.verifier_bad_characters_refused")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.code.reuse_refused")
+@check("auth.code.reuse_refused", MUST, "A code exchanged once is refused the second time",
+       requirements=["RFC6749-4.1.2", "RFC6749-10.5"],
+       proven_by=["auth.code_reusable"],
+       sends=["refused"],
+       feature="part 2 / authorization code + PKCE")
 def test_reuse_refused(auth_flows):
     authz = auth_flows.authorize_for_code()
     control.require_token(auth_flows.exchange(authz), "the first exchange of the code accepted",
@@ -164,8 +203,12 @@ def test_reuse_refused(auth_flows):
     control.token_refused(auth_flows.exchange(authz), "the same code a second time", unrelated=CODE_UNRELATED)
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.code.reuse_revokes_tokens")
+@check("auth.code.reuse_revokes_tokens", SHOULD, "After a code is reused, the access token issued from it no longer works",
+       requirements=["RFC6749-4.1.2"],
+       proven_by=["auth.code_reuse_keeps_tokens", "auth.code_reusable"],
+       sends=["refused"],
+       feature="part 2 / authorization code + PKCE",
+       downgrade_reason="RFC 6749 4.1.2: the server MUST deny a reused code and SHOULD revoke (when possible) the tokens issued from it; the denial is the MUST check auth.code.reuse_refused")
 def test_reuse_revokes_tokens(auth_flows):
     authz = auth_flows.authorize_for_code()
     first = control.require_token(auth_flows.exchange(authz), "the first exchange of the code accepted",
@@ -177,9 +220,11 @@ def test_reuse_revokes_tokens(auth_flows):
         raise Finding("the token issued from a reused code still works", expected="401", actual=ex.summary())
 
 
-@pytest.mark.negative
-@pytest.mark.waits
-@pytest.mark.check("auth.code.expired_refused")
+@check("auth.code.expired_refused", MUST, "A code is refused once 300 s (the longer of the seed's two lifetimes) have passed",
+       requirements=["AUTH-8.code-lifetime", "RFC6749-4.1.2"],
+       proven_by=["auth.code_never_expires"],
+       sends=["refused", "waits"],
+       feature="part 2 / authorization code + PKCE")
 def test_expired_refused(auth_clocked):
     control.control_exchange(auth_clocked)
     # The seed gives 30 s and 300 s: try the shorter first (35 s with leeway), and wait for
@@ -195,8 +240,11 @@ def test_expired_refused(auth_clocked):
     control.token_refused(auth_clocked.exchange(authz), "a code 330 s old", unrelated=CODE_UNRELATED)
 
 
-@pytest.mark.waits
-@pytest.mark.check("auth.code.alive_before_lifetime")
+@check("auth.code.alive_before_lifetime", MUST, "A code exchanged 20 s after it was issued is accepted: a code dead before 30 s breaks both of the seed's lifetimes",
+       requirements=["AUTH-8.code-lifetime", "AUTH-4.filing-steps"],
+       proven_by=["auth.code_dies_early"],
+       sends=["valid", "waits"],
+       feature="part 2 / authorization code + PKCE")
 def test_alive_before_lifetime(auth_clocked):
     control.control_exchange(auth_clocked)
     authz = auth_clocked.authorize_for_code()
@@ -204,8 +252,11 @@ def test_alive_before_lifetime(auth_clocked):
     c.ensure_token_issued(auth_clocked.exchange(authz), f"a code {CODE_ALIVE_AT_S} s old (both lifetimes are longer)")
 
 
-@pytest.mark.waits
-@pytest.mark.check("auth.code.lifetime_governing")
+@check("auth.code.lifetime_governing", OBSERVATION, "Which code lifetime governs, 30 s (flow description) or 300 s (settings table): measured",
+       requirements=["AUTH-8.code-lifetime"],
+       sends=["refused", "waits"],  # a code 45 s (or 320 s) old, which one reading of the seed refuses
+       feature="part 2 / authorization code + PKCE",
+       downgrade_reason="the seed: 'Which of the two authorization code lifetimes governs: not shown'; a code dead before 30 s is the MUST check auth.code.alive_before_lifetime")
 def test_lifetime_governing(auth_clocked, observe):
     """reference 5: 20 s must pass; 45 s refused means 30 s governs; else 280 s / 320 s.
     A code refused at 20 s breaks both readings: auth.code.alive_before_lifetime fails on
@@ -230,22 +281,31 @@ def test_lifetime_governing(auth_clocked, observe):
         observe({"governing_s": None, "probes": probes, "note": "neither 30 s nor 300 s"})
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.code.redirect_uri_mismatch_refused")
+@check("auth.code.redirect_uri_mismatch_refused", MUST, "A code exchange with another redirect_uri than the authorization request's is refused",
+       requirements=["RFC6749-4.1.3"],
+       proven_by=["auth.redirect_uri_not_compared"],
+       sends=["refused"],
+       feature="part 2 / authorization code + PKCE")
 def test_redirect_uri_mismatch_refused(auth_flows):
     other = auth_flows.targets.redirect_uri.rstrip("/") + "/other"
     _exchange_refused(auth_flows, "another redirect_uri at the token endpoint", redirect_uri=other)
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.code.redirect_uri_omitted_refused")
+@check("auth.code.redirect_uri_omitted_refused", MUST, "A code exchange without the redirect_uri that the authorization request carried is refused",
+       requirements=["RFC6749-4.1.3"],
+       proven_by=["auth.redirect_uri_optional", "auth.redirect_uri_not_compared"],
+       sends=["refused"],
+       feature="part 2 / authorization code + PKCE")
 def test_redirect_uri_omitted_refused(auth_flows):
     _exchange_refused(auth_flows, "a code exchange without the redirect_uri of the authorization request",
                       redirect_uri=None)
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.code.other_client_refused")
+@check("auth.code.other_client_refused", MUST, "A code issued to the public client, redeemed by the confidential client (with its valid secret), is refused",
+       requirements=["RFC6749-4.1.3"],
+       proven_by=["auth.code_client_not_compared"],
+       sends=["refused"],
+       feature="part 2 / authorization code + PKCE")
 def test_other_client_refused(auth_flows):
     # The public client's code, redeemed by the confidential client with its own valid
     # secret: only the binding of the code to its client is wrong.
@@ -255,16 +315,23 @@ def test_other_client_refused(auth_flows):
                           "a code of the public client redeemed by the confidential client", unrelated=CODE_UNRELATED)
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.code.wrong_client_secret_refused")
+@check("auth.code.wrong_client_secret_refused", MUST, "A code exchange with a wrong client_secret is refused (invalid_client)",
+       requirements=["AUTH-5.2", "RFC6749-5.2"],
+       proven_by=["auth.client_secret_not_checked"],
+       sends=["refused"],
+       feature="part 2 / authorization code + PKCE")
 def test_wrong_client_secret_refused(auth_flows):
     control.control_exchange(auth_flows)
     authz = auth_flows.authorize_for_code()
     control.token_refused(auth_flows.exchange(authz, client_secret=WRONG_SECRET), "a wrong client_secret")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.code.missing_client_secret_refused")
+@check("auth.code.missing_client_secret_refused", MUST, "A confidential client's code exchange without client_secret (no other authentication either) is refused with invalid_client",
+       requirements=["AUTH-5.2", "AUTH-4.token-request.confidential", "RFC6749-4.1.3", "RFC6749-5.2"],
+       proven_by=["auth.client_secret_optional", "auth.client_secret_not_checked"],
+       may_fail_under=["auth.token_errors_not_rfc6749"],
+       sends=["refused"],
+       feature="part 2 / authorization code + PKCE")
 def test_missing_client_secret_refused(auth_flows):
     control.control_exchange(auth_flows)
     authz = auth_flows.authorize_for_code()
@@ -273,8 +340,11 @@ def test_missing_client_secret_refused(auth_flows):
     c.ensure_error_code(result, ("invalid_client",), "a code exchange without client authentication")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.code.response_type_code_only")
+@check("auth.code.response_type_code_only", MUST, "An authorization request with response_type=token or id_token gets neither a code nor a token (unsupported_response_type or an error page)",
+       requirements=["AUTH-2.authorization-request", "RFC6749-3.1.1", "RFC6749-4.1.2.1"],
+       proven_by=["auth.response_type_not_checked"],
+       sends=["refused"],
+       feature="part 2 / authorization code + PKCE")
 def test_response_type_code_only(auth_flows):
     control.control_code(auth_flows)
     for response_type in ("token", "id_token"):

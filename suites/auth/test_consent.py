@@ -11,15 +11,17 @@ local mock it runs on a private server that has seen no authorization before it.
 
 from __future__ import annotations
 
-import pytest
-
 from conformance.auth.flows import FILING_SCOPE
 from conformance.auth.login import FormLoginDriver
+from conformance.checks.registry import MUST, check
 from conformance.errors import NotApplicable, NotJudged
 from conformance.findings import Finding
 
 
-@pytest.mark.check("auth.code.consent_remembered")
+@check("auth.code.consent_remembered", MUST, "Consent is asked once per client and scope: a second authorization needs no consent form",
+       requirements=["AUTH-5.2"],
+       proven_by=["auth.consent_not_remembered"],
+       feature="part 2 / authorization code + PKCE")
 def test_consent_remembered(auth_fresh, auth_flows, profile):
     flows = auth_fresh if profile.auth.mock else auth_flows  # elsewhere: the run's earlier authorizations count
     driver = flows.targets.drivers.get("default")
@@ -36,7 +38,10 @@ def test_consent_remembered(auth_fresh, auth_flows, profile):
                       expected="no consent form", actual=" -> ".join(second.result.pages))
 
 
-@pytest.mark.check("auth.code.consent_asked_for_new_scope")
+@check("auth.code.consent_asked_for_new_scope", MUST, "Consent is asked again when the client asks for a scope the user has not consented to",
+       requirements=["AUTH-5.2", "AUTH-1.consent"],
+       proven_by=["auth.consent_per_client_only"],
+       feature="part 2 / authorization code + PKCE")
 def test_consent_asked_for_new_scope(auth_fresh, auth_flows, profile):
     """Consent given for the filing scope does not cover another scope of the same client: an
     authorization that adds one the user has not consented to shows the consent form again.

@@ -6,10 +6,9 @@ of, unchanged, as its control."""
 
 from __future__ import annotations
 
-import pytest
-
 from conformance.checks.auth import checks as c
 from conformance.checks.auth import control
+from conformance.checks.registry import MUST, OBSERVATION, check
 from conformance.findings import require
 
 WRONG_SECRET = "wrong-secret-for-conformance"
@@ -24,15 +23,22 @@ def _refresh_token(flows) -> str:
     return tokens.refresh_token
 
 
-@pytest.mark.check("auth.refresh.works")
+@check("auth.refresh.works", MUST, "A refresh with refresh_token, client_id and client_secret returns a working access token",
+       requirements=["AUTH-4.filing-steps", "AUTH-4.token-request", "RFC6749-6"],
+       proven_by=["auth.refresh_grant_unsupported"],
+       may_fail_under=["auth.resource_rejects_valid_token"],
+       feature="part 4 / refresh")
 def test_refresh_works(auth_flows):
     refreshed = auth_flows.refresh(_refresh_token(auth_flows))
     c.ensure_token_issued(refreshed, "refresh")
     c.ensure_api_served_if_present(auth_flows, "filing", refreshed.access_token, "filing API with the refreshed token")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.refresh.wrong_secret_refused")
+@check("auth.refresh.wrong_secret_refused", MUST, "A refresh with a wrong client_secret is refused",
+       requirements=["AUTH-4.token-request", "RFC6749-6"],
+       proven_by=["auth.client_secret_not_checked"],
+       sends=["refused"],
+       feature="part 4 / refresh")
 def test_wrong_secret_refused(auth_flows):
     # The control is another refresh token of the same kind: a refresh token is used up when
     # accepted, so the changed request cannot reuse the control's.
@@ -42,8 +48,12 @@ def test_wrong_secret_refused(auth_flows):
     control.token_refused(result, "a refresh with a wrong client_secret")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.refresh.missing_secret_refused")
+@check("auth.refresh.missing_secret_refused", MUST, "A refresh without client_secret (no other authentication either) is refused with invalid_client",
+       requirements=["AUTH-4.token-request.refresh", "RFC6749-6", "RFC6749-5.2"],
+       proven_by=["auth.client_secret_optional", "auth.client_secret_not_checked"],
+       may_fail_under=["auth.token_errors_not_rfc6749"],
+       sends=["refused"],
+       feature="part 4 / refresh")
 def test_missing_secret_refused(auth_flows):
     control.require_token(auth_flows.refresh(_refresh_token(auth_flows)), "a refresh with the client_secret accepted",
                           REFRESH_CAUSE)
@@ -52,8 +62,12 @@ def test_missing_secret_refused(auth_flows):
     c.ensure_error_code(result, ("invalid_client",), "a refresh without client authentication")
 
 
-@pytest.mark.waits
-@pytest.mark.check("auth.refresh.alive_before_lifetime")
+@check("auth.refresh.alive_before_lifetime", MUST, "A refresh token 604800 s less an hour old still gives a working token",
+       requirements=["AUTH-8.refresh-token-lifetime", "AUTH-4.filing-steps"],
+       proven_by=["auth.refresh_dies_early"],
+       may_fail_under=["auth.resource_rejects_valid_token"],
+       sends=["valid", "waits"],
+       feature="part 4 / refresh")
 def test_alive_before_lifetime(auth_clocked):
     control.require_token(auth_clocked.refresh(_refresh_token(auth_clocked)), "a fresh refresh token accepted",
                           REFRESH_CAUSE)
@@ -65,9 +79,11 @@ def test_alive_before_lifetime(auth_clocked):
                                    "filing API with the token of a nearly 7 days old refresh token")
 
 
-@pytest.mark.negative
-@pytest.mark.waits
-@pytest.mark.check("auth.refresh.expired_refused")
+@check("auth.refresh.expired_refused", MUST, "A refresh token is refused after 604800 s",
+       requirements=["AUTH-8.refresh-token-lifetime"],
+       proven_by=["auth.refresh_never_expires"],
+       sends=["refused", "waits"],
+       feature="part 4 / refresh")
 def test_expired_refused(auth_clocked):
     control.require_token(auth_clocked.refresh(_refresh_token(auth_clocked)), "a fresh refresh token accepted",
                           REFRESH_CAUSE)
@@ -76,8 +92,11 @@ def test_expired_refused(auth_clocked):
     control.token_refused(auth_clocked.refresh(token), "a refresh token 7 days and a minute old")
 
 
-@pytest.mark.negative  # replays a used refresh token: a server may revoke the family
-@pytest.mark.check("auth.refresh.rotation")
+# It replays a used refresh token, which a server may refuse (and revoke the family for).
+@check("auth.refresh.rotation", OBSERVATION, "Whether a refresh returns a new refresh token and retires the old one: measured",
+       requirements=["RFC6749-6", "AUTH-4.filing-steps"],
+       sends=["refused"],
+       feature="part 4 / refresh")
 def test_rotation(auth_flows, observe):
     old = _refresh_token(auth_flows)
     first = control.require_token(auth_flows.refresh(old), "the refresh itself accepted", REFRESH_CAUSE)

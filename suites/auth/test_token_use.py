@@ -5,11 +5,10 @@ API that refuses every token refuses the changed calls too, without judging thei
 
 from __future__ import annotations
 
-import pytest
-
 from conformance.auth import rfc7523
 from conformance.checks.auth import checks as c
 from conformance.checks.auth import control
+from conformance.checks.registry import MUST, SHOULD, check
 from conformance.findings import expect
 
 # Shortly before the seed's 3600 s (part 8): room for clock skew and the call itself.
@@ -23,13 +22,20 @@ def _tampered(token: str) -> str:
     return token[:-4] + ("AAAA" if not token.endswith("AAAA") else "BBBB")
 
 
-@pytest.mark.check("auth.use.valid_token_accepted")
+@check("auth.use.valid_token_accepted", MUST, "A valid token is served: 200 at the inquiry API and at the filing WSDL",
+       requirements=["AUTH-5.1", "AUTH-4.resources", "RFC6750-2.1"],
+       proven_by=["auth.resource_rejects_valid_token"],
+       feature="part 5 / token use at the APIs")
 def test_valid_token_accepted(auth_flows, cc_tokens, code_tokens):
     c.ensure_api_served(auth_flows.call_inquiry(cc_tokens.access_token), "inquiry API")
     c.ensure_api_served(auth_flows.call_filing(code_tokens.access_token), "filing WSDL")
 
 
-@pytest.mark.check("auth.use.filing_wsdl_is_xml")
+@check("auth.use.filing_wsdl_is_xml", MUST, "The filing API's WSDL is served as text/xml",
+       requirements=["AUTH-4.resources"],
+       proven_by=["auth.filing_wsdl_not_xml"],
+       may_fail_under=["auth.resource_rejects_valid_token"],
+       feature="part 5 / token use at the APIs")
 def test_filing_wsdl_is_xml(auth_flows, code_tokens):
     ex = auth_flows.call_filing(code_tokens.access_token)
     c.ensure_api_served(ex, "filing WSDL")
@@ -37,8 +43,11 @@ def test_filing_wsdl_is_xml(auth_flows, code_tokens):
            actual=ex.response_headers.get("content-type"))
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.use.missing_token_refused")
+@check("auth.use.missing_token_refused", MUST, "A call without a token is refused with 401",
+       requirements=["AUTH-5.1", "RFC6750-3"],
+       proven_by=["auth.resource_open"],
+       sends=["refused"],
+       feature="part 5 / token use at the APIs")
 def test_missing_token_refused(auth_flows, cc_tokens, code_tokens):
     control.control_served(auth_flows.call_inquiry(cc_tokens.access_token), "the inquiry API")
     control.control_served(auth_flows.call_filing(code_tokens.access_token), "the filing WSDL")
@@ -46,9 +55,11 @@ def test_missing_token_refused(auth_flows, cc_tokens, code_tokens):
     c.ensure_api_refused(auth_flows.call_filing(None), 401, "filing WSDL without a token")
 
 
-@pytest.mark.negative
-@pytest.mark.waits
-@pytest.mark.check("auth.use.expired_token_refused")
+@check("auth.use.expired_token_refused", MUST, "An access token is refused once 3600 s have passed",
+       requirements=["AUTH-8.access-token-lifetime", "RFC6750-3.1"],
+       proven_by=["auth.resource_accepts_expired_token"],
+       sends=["refused", "waits"],
+       feature="part 5 / token use at the APIs")
 def test_expired_token_refused(auth_clocked):
     issued = auth_clocked.cc_token()
     token = issued.access_token
@@ -60,8 +71,12 @@ def test_expired_token_refused(auth_clocked):
     c.ensure_api_refused(auth_clocked.call_inquiry(token), 401, f"inquiry API with a token {lifetime + 60} s old")
 
 
-@pytest.mark.waits
-@pytest.mark.check("auth.use.token_alive_before_expiry")
+@check("auth.use.token_alive_before_expiry", MUST, "An access token 3500 s old is still served (its lifetime is 3600 s)",
+       requirements=["AUTH-8.access-token-lifetime", "AUTH-2.token-response"],
+       proven_by=["auth.access_token_dies_early"],
+       may_fail_under=["auth.resource_rejects_valid_token"],
+       sends=["valid", "waits"],
+       feature="part 5 / token use at the APIs")
 def test_token_alive_before_expiry(auth_clocked):
     issued = auth_clocked.cc_token()
     token = issued.access_token
@@ -70,15 +85,21 @@ def test_token_alive_before_expiry(auth_clocked):
     c.ensure_api_served(auth_clocked.call_inquiry(token), f"inquiry API with a token {ALIVE_AT_S} s old")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.use.tampered_token_refused")
+@check("auth.use.tampered_token_refused", MUST, "A token whose payload or signature was changed is refused with 401",
+       requirements=["AUTH-5.1", "RFC6750-3.1"],
+       proven_by=["auth.resource_token_not_verified"],
+       sends=["refused"],
+       feature="part 5 / token use at the APIs")
 def test_tampered_token_refused(auth_flows, cc_tokens):
     control.control_served(auth_flows.call_inquiry(cc_tokens.access_token), "the inquiry API")
     c.ensure_api_refused(auth_flows.call_inquiry(_tampered(cc_tokens.access_token)), 401, "a tampered token")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.use.wrong_scope_forbidden")
+@check("auth.use.wrong_scope_forbidden", MUST, "A token of the other API's scope is refused with 403",
+       requirements=["AUTH-4.resources", "RFC6750-3.1"],
+       proven_by=["auth.resource_scope_not_checked"],
+       sends=["refused"],
+       feature="part 5 / token use at the APIs")
 def test_wrong_scope_forbidden(auth_flows, cc_tokens, code_tokens):
     control.control_served(auth_flows.call_inquiry(cc_tokens.access_token), "the inquiry API")
     control.control_served(auth_flows.call_filing(code_tokens.access_token), "the filing WSDL")
@@ -86,8 +107,13 @@ def test_wrong_scope_forbidden(auth_flows, cc_tokens, code_tokens):
     c.ensure_api_refused(auth_flows.call_inquiry(code_tokens.access_token), 403, "inquiry API with the filing scope")
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.use.www_authenticate")
+@check("auth.use.www_authenticate", MUST, "401 answers carry a WWW-Authenticate challenge with the scheme Bearer",
+       requirements=["RFC6750-3"],
+       proven_by=["auth.www_authenticate_missing"],
+       may_fail_under=["auth.resource_open", "auth.resource_token_not_verified"],
+       sends=["refused"],
+       observes="exchange",
+       feature="part 5 / token use at the APIs")
 def test_www_authenticate(auth_flows, cc_tokens):
     """RFC 6750 3 (MUST): every 401 carries a Bearer challenge; its error code is the next check's."""
     control.control_served(auth_flows.call_inquiry(cc_tokens.access_token), "the inquiry API")
@@ -99,8 +125,12 @@ def test_www_authenticate(auth_flows, cc_tokens):
     c.ensure_www_authenticate(bad, error=None)
 
 
-@pytest.mark.negative
-@pytest.mark.check("auth.use.www_authenticate_error")
+@check("auth.use.www_authenticate_error", SHOULD, "The Bearer challenge to a refused token names error=invalid_token",
+       requirements=["RFC6750-3.1"],
+       proven_by=["auth.www_authenticate_no_error"],
+       may_fail_under=["auth.resource_token_not_verified", "auth.www_authenticate_missing"],
+       sends=["refused"],
+       feature="part 5 / token use at the APIs")
 def test_www_authenticate_error(auth_flows, cc_tokens):
     """RFC 6750 3 (SHOULD): a request that sent a token and failed names the error."""
     control.control_served(auth_flows.call_inquiry(cc_tokens.access_token), "the inquiry API")

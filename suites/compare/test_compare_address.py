@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from conformance.checks.registry import MUST, OBSERVATION, SHOULD, check
 from conformance.compare import findings as F
 from conformance.compare.address import Comparison, Outcome
 from conformance.errors import NotJudged
@@ -40,7 +41,9 @@ def _judge(what: str, groups: list[F.Group], of: int) -> None:
     raise Finding(F.message(what, groups, of))
 
 
-@pytest.mark.check("compare.address.volatile")
+@check("compare.address.volatile", OBSERVATION, "What two identical requests to the register's environment answer differently (cancelled)",
+       requirements=["CMP-1.volatile"],
+       feature="comparison with the register's environment")
 def test_what_the_reference_answers_differently_twice(address_comparison: Comparison, observe) -> None:
     noise = address_comparison.noise
     cancelled = sum(len(o.cancelled) for o in address_comparison.outcomes)
@@ -66,7 +69,9 @@ def _sources(comparison: Comparison) -> dict[str, int]:
     return counts
 
 
-@pytest.mark.check("compare.address.status")
+@check("compare.address.status", MUST, "Each request is answered with the status and media type the register's environment answers it with",
+       requirements=["ADDR-1.register-data", "ADDR-1.media-type"],
+       feature="comparison with the register's environment")
 @pytest.mark.parametrize("operation", OPERATIONS)
 def test_status_and_media_type(address_comparison: Comparison, operation: str) -> None:
     outcomes = _outcomes(address_comparison, operation)
@@ -74,7 +79,10 @@ def test_status_and_media_type(address_comparison: Comparison, operation: str) -
            F.status_groups(outcomes), len(outcomes))
 
 
-@pytest.mark.check("compare.address.defined_fields")
+@check("compare.address.defined_fields", MUST, "Members the description defines hold the register's values, types and collection members",
+       requirements=["ADDR-1.register-data", "ADDR-2.schemas"],
+       proven_by=["address.last_page_dropped"],
+       feature="comparison with the register's environment")
 @pytest.mark.parametrize("operation", OPERATIONS)
 def test_members_the_description_defines(address_comparison: Comparison, operation: str) -> None:
     outcomes = _outcomes(address_comparison, operation)
@@ -82,7 +90,10 @@ def test_members_the_description_defines(address_comparison: Comparison, operati
            F.field_groups(address_comparison, outcomes, defined=True), len(outcomes))
 
 
-@pytest.mark.check("compare.address.other_fields")
+@check("compare.address.other_fields", SHOULD, "Members the description does not define are served as the register's environment serves them",
+       requirements=["CMP-1.undescribed"],
+       proven_by=["address.extra_member"],
+       feature="comparison with the register's environment")
 @pytest.mark.parametrize("operation", OPERATIONS)
 def test_members_the_description_does_not_define(address_comparison: Comparison, operation: str) -> None:
     outcomes = _outcomes(address_comparison, operation)
@@ -90,7 +101,9 @@ def test_members_the_description_does_not_define(address_comparison: Comparison,
            F.field_groups(address_comparison, outcomes, defined=False), len(outcomes))
 
 
-@pytest.mark.check("compare.address.headers")
+@check("compare.address.headers", MUST, "The response headers the seed fixes carry the register's values",
+       requirements=["ADDR-4.api-version", "ADDR-4.X-Pagination", "ADDR-4.Content-Crs"],
+       feature="comparison with the register's environment")
 @pytest.mark.parametrize("operation", OPERATIONS)
 def test_headers_the_seed_fixes(address_comparison: Comparison, operation: str) -> None:
     outcomes = _outcomes(address_comparison, operation)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from conformance.checks.registry import MUST, SHOULD, check
 from conformance.checks.soap import charset, messages, probes
 from conformance.checks.soap.probes import Probe
 from conformance.checks.soap.support import Sent, SoapSuite
@@ -30,23 +31,41 @@ def _in_utf16(sent: Sent) -> list[Probe]:
                   header_options={"content_type": UTF16_CONTENT_TYPE})]
 
 
-@pytest.mark.check("soap.response.charset_matches_body")
+@check("soap.response.charset_matches_body", MUST, "The response's bytes are in the encoding its charset names: they decode in it, a UTF-16 body begins with its byte order mark, no NUL characters",
+       requirements=["WSI-SSBP10-R1018", "WSI-BP11-R1012", "XML10-4.3.3"],
+       proven_by=["soap.response_charset_mislabelled"],
+       observes="exchange",
+       feature="character encoding")
 def test_response_bytes_are_in_their_charset(suite: SoapSuite) -> None:
     suite.judge_valid(lambda sent: charset.check_charset_matches_body(sent.exchange))
 
 
-@pytest.mark.check("soap.response.encoding_declaration_agrees")
+@check("soap.response.encoding_declaration_agrees", SHOULD, "An XML declaration in the response names the encoding of its charset and bytes",
+       requirements=["XML10-4.3.3", "RFC3023-3.1"],
+       proven_by=["soap.response_declaration_mismatch"],
+       may_fail_under=["soap.response_charset_mislabelled"],
+       observes="exchange",
+       feature="character encoding",
+       downgrade_reason="the HTTP charset is external information that governs (RFC 3023 3.1), so a declaration that disagrees is not a fatal error under XML 1.0 4.3.3: agreeing is expected, not required")
 def test_response_declaration_names_the_charset(suite: SoapSuite) -> None:
     suite.judge_valid(lambda sent: charset.check_declaration_agrees(sent.exchange))
 
 
-@pytest.mark.check("soap.request.utf16_understood")
+@check("soap.request.utf16_understood", MUST, "A schema-valid request in UTF-16 (byte order mark, text/xml; charset=utf-16) is answered with a schema-valid response or a SOAP 1.1 Fault, in a readable envelope whose bytes match its charset: never garbage",
+       requirements=["WSI-BP11-R1012", "SOAP11-6.2", "WSI-SSBP10-R1018"],
+       proven_by=["soap.utf16_answer_mislabelled"],
+       may_fail_under=["soap.response_charset_mislabelled"],
+       feature="character encoding")
 def test_utf16_request_is_understood_or_refused_with_a_fault(suite: SoapSuite) -> None:
     suite.judge_variants(_in_utf16, lambda exchange, _probe, sent: charset.check_understood(
         exchange, sent.exchange, suite.contract), requests=FEW)
 
 
-@pytest.mark.check("soap.request.utf16_accepted")
+@check("soap.request.utf16_accepted", SHOULD, "A schema-valid request in UTF-16 is processed like its UTF-8 original: HTTP 200 and a schema-valid response",
+       requirements=["XML10-4.3.3", "WSI-BP11-R1012"],
+       proven_by=["soap.utf16_request_refused"],
+       feature="character encoding",
+       downgrade_reason="that a UTF-16 request is understood is the MUST check soap.request.utf16_understood; processing it exactly like its UTF-8 original goes beyond what XML 1.0 and WS-I R1012 state")
 def test_utf16_request_is_processed_like_utf8(suite: SoapSuite) -> None:
     suite.judge_variants(_in_utf16, lambda exchange, _probe, sent: messages.check_processed(
         exchange, sent.exchange, suite.contract, what="a UTF-16 request"), requests=FEW)

@@ -14,12 +14,11 @@ from typing import Any
 import pytest
 from lxml import etree
 
+from conformance.checks.registry import MUST, SHOULD, check
 from conformance.checks.soap import messages
 from conformance.checks.soap.support import SoapSuite
 from conformance.http.evidence import attach_exchanges
 from conformance.http.exchange import Exchange
-
-pytestmark = pytest.mark.negative
 
 
 @pytest.fixture(scope="module")
@@ -45,21 +44,44 @@ def _judged(fault_answer: dict[str, Any]) -> Exchange:
     return exchange
 
 
-@pytest.mark.check("soap.fault.http_500")
+@check("soap.fault.http_500", MUST, "A Fault is sent with HTTP 500, never 200",
+       requirements=["SOAP11-6.2", "WSI-BP11-R1126"],
+       proven_by=["soap.fault_with_http_200"],
+       may_fail_under=["soap.wrong_body_element_accepted"],
+       sends=["refused"],
+       observes="exchange",
+       feature="SOAP 1.1 Fault")
 def test_fault_travels_with_http_500(fault_answer: dict[str, Any]) -> None:
     messages.check_fault_http_500(_judged(fault_answer))
 
 
-@pytest.mark.check("soap.fault.soap_envelope")
+@check("soap.fault.soap_envelope", MUST, "An error is answered with a text/xml SOAP 1.1 envelope holding one Fault, never an HTML page or a stack trace",
+       requirements=["SOAP11-4.4", "SOAP11-6"],
+       proven_by=["soap.html_error_page"],
+       may_fail_under=["soap.soap12_content_type", "soap.wrong_body_element_accepted"],
+       sends=["refused"],
+       observes="exchange",
+       feature="SOAP 1.1 Fault")
 def test_error_is_a_soap_fault_not_html(fault_answer: dict[str, Any]) -> None:
     messages.check_fault_envelope(_judged(fault_answer))
 
 
-@pytest.mark.check("soap.fault.structure")
+@check("soap.fault.structure", MUST, "The Fault has a faultcode QName in the SOAP 1.1 namespace and a faultstring, only unqualified standard children, and a detail when the Body could not be processed",
+       requirements=["SOAP11-4.4", "SOAP11-4.4.1", "WSI-BP11-R1000", "WSI-BP11-R1001"],
+       proven_by=["soap.fault_without_faultcode"],
+       may_fail_under=["soap.html_error_page", "soap.soap12_content_type", "soap.wrong_body_element_accepted"],
+       sends=["refused"],
+       feature="SOAP 1.1 Fault")
 def test_fault_has_code_string_and_detail(fault_answer: dict[str, Any]) -> None:
     messages.check_fault_structure(_judged(fault_answer), body_unprocessable=True)
 
 
-@pytest.mark.check("soap.fault.code_without_dot_notation")
+@check("soap.fault.code_without_dot_notation", SHOULD, "The faultcode is not refined with SOAP 1.1's dot notation (soapenv:Client, not soapenv:Client.Validation)",
+       requirements=["WSI-BP11-R1031"],
+       proven_by=["soap.fault_dotted_codes"],
+       may_fail_under=["soap.html_error_page", "soap.soap12_content_type", "soap.wrong_body_element_accepted"],
+       sends=["refused"],
+       observes="exchange",
+       feature="SOAP 1.1 Fault")
 def test_fault_code_has_no_dot_notation(fault_answer: dict[str, Any]) -> None:
     messages.check_fault_code_undotted(_judged(fault_answer))

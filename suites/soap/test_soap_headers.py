@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from conformance.checks.registry import MUST, SHOULD, check
 from conformance.checks.soap import messages, probes
 from conformance.checks.soap.probes import ACTOR_NEXT, OTHER_ACTOR, Probe
 from conformance.checks.soap.support import Sent, SoapSuite
@@ -57,15 +58,24 @@ def _unchanged(suite: SoapSuite) -> Judge:
                                                               what="the request with the header entry")
 
 
-@pytest.mark.check("soap.header.must_understand_fault")
-@pytest.mark.negative
+@check("soap.header.must_understand_fault", MUST, "A header entry the service does not understand, marked mustUnderstand=\"1\" for it (no actor, or the actor .../soap/actor/next), gets a soapenv:MustUnderstand Fault with HTTP 500 and no detail",
+       requirements=["SOAP11-4.2.3", "WSI-BP11-R1027", "SOAP11-4.4.1", "SOAP11-4.4", "SOAP11-6.2"],
+       proven_by=["soap.must_understand_client_fault", "soap.must_understand_ignored"],
+       may_fail_under=["soap.fault_with_http_200", "soap.fault_without_faultcode", "soap.header_refused", "soap.html_error_page", "soap.soap12_content_type"],
+       sends=["refused"],
+       feature="SOAP 1.1 header entries")
 def test_mandatory_header_gets_must_understand_fault(suite: SoapSuite) -> None:
     entries = [{"must_understand": "1"}, {"must_understand": "1", "actor": ACTOR_NEXT}]
     _with_entries(suite, entries, _refused_as_must_understand)
 
 
-@pytest.mark.check("soap.header.must_understand_true_refused")
-@pytest.mark.negative
+@check("soap.header.must_understand_true_refused", SHOULD, "A header entry marked mustUnderstand=\"true\" (not a SOAP 1.1 value) is not processed as if it were optional: a MustUnderstand or Client Fault with HTTP 500",
+       requirements=["SOAP11-4.2.3", "WSI-BP11-R1013"],
+       proven_by=["soap.must_understand_ignored"],
+       may_fail_under=["soap.fault_with_http_200", "soap.fault_without_faultcode", "soap.html_error_page", "soap.soap12_content_type"],
+       sends=["refused"],
+       feature="SOAP 1.1 header entries",
+       downgrade_reason="SOAP 1.1 4.2.3 and WS-I R1013 fix the values a sender may write (\"0\" and \"1\"); what a recipient does with \"true\" they leave open: refusing it is the public behaviour of SOAP stacks")
 def test_must_understand_true_is_not_ignored(suite: SoapSuite) -> None:
     # "true" is no SOAP 1.1 value (4.2.3: "1" or "0"; BP R1013): read as xsd:boolean it is
     # mandatory (MustUnderstand), read strictly the envelope is wrong (Client). Either refuses.
@@ -73,17 +83,27 @@ def test_must_understand_true_is_not_ignored(suite: SoapSuite) -> None:
     _with_entries(suite, entries, _refused_either_way)
 
 
-@pytest.mark.check("soap.header.optional_ignored")
+@check("soap.header.optional_ignored", SHOULD, "An optional header entry (mustUnderstand=\"0\", or no mustUnderstand; with or without the actor .../next) does not change the answer: HTTP 200 and a schema-valid response",
+       requirements=["SOAP11-2", "SOAP11-4.2.3"],
+       proven_by=["soap.header_refused"],
+       feature="SOAP 1.1 header entries",
+       downgrade_reason="SOAP 1.1 4.2.3 lets a recipient process an optional header entry it understands; an answer unchanged by an entry it does not know is expected, not required")
 def test_optional_header_does_not_change_the_answer(suite: SoapSuite) -> None:
     entries = [{"must_understand": "0"}, {}, {"must_understand": "0", "actor": ACTOR_NEXT}]
     _with_entries(suite, entries, _unchanged(suite))
 
 
-@pytest.mark.check("soap.header.other_actor_ignored")
+@check("soap.header.other_actor_ignored", MUST, "A header entry marked mustUnderstand=\"1\" for another actor (neither .../next nor the ultimate receiver) is not processed by the service: HTTP 200 and a schema-valid response",
+       requirements=["SOAP11-2", "SOAP11-4.2.2"],
+       proven_by=["soap.header_refused", "soap.must_understand_any_actor"],
+       feature="SOAP 1.1 header entries")
 def test_header_for_another_actor_is_ignored(suite: SoapSuite) -> None:
     _with_entries(suite, [{"must_understand": "1", "actor": OTHER_ACTOR}], _unchanged(suite))
 
 
-@pytest.mark.check("soap.header.nested_attribute_ignored")
+@check("soap.header.nested_attribute_ignored", MUST, "A mustUnderstand=\"1\" below an optional header entry (not on an immediate child of soap:Header) is ignored: HTTP 200 and a schema-valid response",
+       requirements=["SOAP11-4.2.1"],
+       proven_by=["soap.header_refused", "soap.must_understand_anywhere"],
+       feature="SOAP 1.1 header entries")
 def test_must_understand_below_an_entry_is_ignored(suite: SoapSuite) -> None:
     _with_entries(suite, [{"nested_must_understand": True}], _unchanged(suite))

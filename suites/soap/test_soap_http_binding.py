@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from conformance.checks.registry import SHOULD, check
 from conformance.checks.soap import messages
 from conformance.checks.soap.probes import Probe
 from conformance.checks.soap.support import SoapSuite
@@ -18,21 +19,28 @@ from conformance.checks.soap.support import SoapSuite
 FEW = 3
 TEXT_PLAIN = "text/plain; charset=utf-8"
 
-pytestmark = pytest.mark.negative
-
-
 @pytest.fixture(scope="module")
 def suite(soap_service) -> SoapSuite:
     return SoapSuite.for_service(soap_service)
 
 
-@pytest.mark.check("soap.http.method_not_allowed")
+@check("soap.http.method_not_allowed", SHOULD, "A GET on the endpoint (not the ?wsdl query) is answered with HTTP 405",
+       requirements=["WSI-BP11-R1114", "WSI-BP11-R1132"],
+       proven_by=["soap.get_answered"],
+       may_fail_under=["soap.fault_with_http_200"],
+       sends=["refused"],
+       feature="SOAP 1.1 HTTP binding")
 def test_get_on_the_endpoint_gets_405(suite: SoapSuite) -> None:
     suite.shared_control()
     messages.check_status(suite.get(), 405, "a GET on the endpoint is not answered with 405 Method Not Allowed")
 
 
-@pytest.mark.check("soap.http.unsupported_media_type")
+@check("soap.http.unsupported_media_type", SHOULD, "A valid envelope sent as text/plain (a media type the WSDL's SOAP 1.1 binding does not allow) is answered with HTTP 415",
+       requirements=["WSI-BP11-R1115", "SOAP11-6"],
+       proven_by=["soap.unsupported_media_type_accepted"],
+       may_fail_under=["soap.fault_with_http_200"],
+       sends=["refused"],
+       feature="SOAP 1.1 HTTP binding")
 def test_text_plain_gets_415(suite: SoapSuite) -> None:
     suite.judge_variants(
         lambda sent: [Probe("the request sent as text/plain", sent.body, header_options={"content_type": TEXT_PLAIN})],

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conformance.checks.registry import OBSERVATION, SHOULD, check
 from conformance.checks.soap import service
 from conformance.checks.soap.support import SoapSuite, suite_settings
 
@@ -22,7 +23,10 @@ def suite(soap_service) -> SoapSuite:
     return SoapSuite.for_service(soap_service)
 
 
-@pytest.mark.check("soap.response.answered_in_time")
+@check("soap.response.answered_in_time", SHOULD, "A schema-valid request is answered within the profile's response-time limit (services.soap.response_time_s); a time-out is a finding, reported with the time waited",
+       requirements=["SOAP-8.response-time"],
+       proven_by=["soap.response_hangs"],
+       feature="XML hardening")
 @ONE
 @given(data=st.data())
 def test_valid_request_is_answered_in_time(suite: SoapSuite, soap_service, data: st.DataObject) -> None:
@@ -32,7 +36,9 @@ def test_valid_request_is_answered_in_time(suite: SoapSuite, soap_service, data:
         service.post_in_time(timed, suite.envelope(request), suite.headers(), limit)
 
 
-@pytest.mark.check("soap.auth.credentials_required")
+@check("soap.auth.credentials_required", OBSERVATION, "Does the endpoint answer a schema-valid request sent without credentials (no HTTP basic credentials, no client certificate)? Measured, with the profile's auth kind",
+       requirements=["SOAP-5.5"],
+       feature="part 5 / authentication")
 def test_credentials_required(suite: SoapSuite, soap_service, observe) -> None:
     answers: list[dict] = []
 

@@ -25,9 +25,9 @@ from pathlib import Path
 import httpx
 import pytest
 from peers import read_first_line, require_peer
+from soap_check_groups import ALL_CHECKS
 from verdicts import differences, load_expected, outcomes_by_check
 
-from conformance.checks.soap.catalogue import ALL_CHECKS
 from conformance.soap import DEFAULT_SOAP_ACTION_BASE, SHIPPED_WSDL, SHIPPED_XSD
 
 pytestmark = pytest.mark.interop

@@ -353,7 +353,8 @@ class ErrorCase:
 
     status: int
     code: str | None  # the seed's code for this condition (part 7), where it names one
-    negative: bool  # sends invalid input
+    # Whether the changed request is designed to be refused is read from the request itself
+    # when it is sent (conformance/http/intent.py), never declared here.
     requests: Callable[[Any], tuple[Req, Req]]  # (control, changed)
 
     def send(self, api: Any) -> Exchange:
@@ -386,17 +387,17 @@ def _today() -> str:
 
 
 ERROR_CASES: dict[str, ErrorCase] = {
-    "400-no-parameters": ErrorCase(400, "paramsRequired", True, lambda api: (
+    "400-no-parameters": ErrorCase(400, "paramsRequired", lambda api: (
         Req.of("/adressen", {"pandIdentificatie": _pand(api)}), Req.of("/adressen"))),
-    "400-malformed-value": ErrorCase(400, None, True, lambda api: (
+    "400-malformed-value": ErrorCase(400, None, lambda api: (
         (vbo := Req.of(f"/adresseerbareobjecten/{api.sample('verblijfsobject')}")).with_param("geldigOp", _today()),
         vbo.with_param("geldigOp", "23-04-2019"))),
-    "401-missing-key": ErrorCase(401, "authentication", True, lambda api: (_num(api), _num(api).with_key("none"))),
-    "401-invalid-key": ErrorCase(401, "authentication", True, lambda api: (_num(api), _num(api).with_key("invalid"))),
-    "403-no-rights": ErrorCase(403, "autorisation", False, _restricted),
-    "404-unknown-id": ErrorCase(404, "notFound", False, lambda api: (
+    "401-missing-key": ErrorCase(401, "authentication", lambda api: (_num(api), _num(api).with_key("none"))),
+    "401-invalid-key": ErrorCase(401, "authentication", lambda api: (_num(api), _num(api).with_key("invalid"))),
+    "403-no-rights": ErrorCase(403, "autorisation", _restricted),
+    "404-unknown-id": ErrorCase(404, "notFound", lambda api: (
         _num(api), Req.of(f"/adressen/{api.sample('unknown_nummeraanduiding')}"))),
-    "406-accept-json": ErrorCase(406, "notAcceptable", True, lambda api: (
+    "406-accept-json": ErrorCase(406, "notAcceptable", lambda api: (
         _num(api).with_header("Accept", "application/hal+json"), _num(api).with_header("Accept", "application/json"))),
 }
 

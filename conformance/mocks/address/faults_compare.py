@@ -7,10 +7,8 @@ from conformance.mocks.faults import fault
 LAST_PAGE_DROPPED = fault(
     "address.last_page_dropped",
     "a collection of more than one page is served a page fewer: the last page is empty and the links end before it",
-    must_trip=set(),
 )
 EXTRA_MEMBER = fault(
     "address.extra_member",
     "every resource carries a member the description does not define (`leverancier`)",
-    must_trip=set(),
 )

@@ -14,5 +14,4 @@ from conformance.mocks.faults import fault
 HUISNUMMER_AS_STRING = fault(
     "address.huisnummer_as_string",
     'every huisnummer in response bodies is a JSON string ("20") instead of the described integer',
-    must_trip=set(),
 )

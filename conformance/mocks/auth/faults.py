@@ -2,7 +2,7 @@
 
 The mock asks `faults.on(NAME)` at the one place where the fault misbehaves, so a fault
 changes only what its name says (docs/auth-design.md, "The auth fault catalogue"). The
-checks that prove them name them in conformance/checks/auth/catalogue.py (`proven_by`).
+checks that prove them name them where they are declared, in suites/auth/ (`proven_by`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from conformance.mocks.faults import Fault, fault
 
 
 def _auth(name: str, description: str) -> Fault:
-    return fault(f"auth.{name}", description, must_trip=set())
+    return fault(f"auth.{name}", description)
 
 
 AUTH_FAULTS: tuple[Fault, ...] = (

@@ -7,6 +7,7 @@ from __future__ import annotations
 from conformance.checks.address import general as g
 from conformance.checks.address import hal, headers, problem
 from conformance.checks.client import requests as client
+from conformance.checks.registry import MUST, check
 from conformance.passive.rules.registry import each, on_exchange, rule
 
 # Seed part 1 and 7: the statuses whose body is problem+json with the seed's members.
@@ -134,16 +135,31 @@ def warning_present(traffic, ctx):
 
 
 # --------------------------------------------------------------------------- the client's requests
-@rule("client.address.api_key_sent", what="requests to the address API")
+@rule(check("client.address.api_key_sent", MUST, "Every request to the address API carries the API key in X-Api-Key (the profile's header name)",
+           requirements=["ADDR-5.1", "ADDR-5.2"],
+           sends=["nothing"],
+           observes="exchange",
+           feature="address API client (seed 000)"),
+      what="requests to the address API")
 def api_key_sent(traffic, ctx):
     return each(answers(traffic, seed_only=False), on_exchange(lambda ex: client.api_key_sent(ex, ctx.profile.address.api_key_header)))
 
 
-@rule("client.address.get_only", what="requests to the address API")
+@rule(check("client.address.get_only", MUST, "The client sends only GET to the address API (every operation is a read-only GET)",
+           requirements=["ADDR-1.read-only"],
+           sends=["nothing"],
+           observes="exchange",
+           feature="address API client (seed 000)"),
+      what="requests to the address API")
 def get_only(traffic, ctx):
     return each(answers(traffic, seed_only=False), on_exchange(client.get_only))
 
 
-@rule("client.address.parameters_within_limits", what="requests to the address API")
+@rule(check("client.address.parameters_within_limits", MUST, "Query parameters keep the seed's rules: page at least 1, pageSize 10 to 100, huisnummer 1 to 99999, the postcode, huisletter and huisnummertoevoeging patterns, the lengths of q, zoek and the names, a bbox of four numbers and at most 250000 m2",
+           requirements=["ADDR-4.page", "ADDR-4.pageSize", "ADDR-8.pageSize", "ADDR-8.page", "ADDR-8.huisnummer", "ADDR-4.adressen.postcode", "ADDR-4.adressen.huisletter", "ADDR-4.adressen.huisnummertoevoeging", "ADDR-8.length", "ADDR-8.bbox"],
+           sends=["nothing"],
+           observes="exchange",
+           feature="address API client (seed 000)"),
+      what="requests to the address API")
 def parameters_within_limits(traffic, ctx):
     return each(answers(traffic, seed_only=False), on_exchange(client.parameters_within_limits))

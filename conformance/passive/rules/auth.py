@@ -13,6 +13,7 @@ from typing import Any
 from conformance.auth.rfc7523 import default_audience
 from conformance.checks.auth import checks as auth
 from conformance.checks.client import tokens as client
+from conformance.checks.registry import MUST, SHOULD, check
 from conformance.errors import NotJudged
 from conformance.findings import Finding, expect
 from conformance.passive.rules.registry import each, rule
@@ -148,17 +149,32 @@ def code_state_echoed(traffic, ctx):
 
 
 # --------------------------------------------------------------------------- the client's requests
-@rule("client.auth.authorization_request", what="authorization requests")
+@rule(check("client.auth.authorization_request", MUST, "Authorization requests carry response_type=code and a client_id, state, scope, redirect_uri and nonce",
+           requirements=["AUTH-2.authorization-request", "RFC6749-4.1"],
+           sends=["nothing"],
+           observes="exchange",
+           feature="authorization server client (seed 001, part a)"),
+      what="authorization requests")
 def authorization_request(traffic, ctx):
     return each(of(traffic, "authorize"), lambda a: client.authorization_request(a.facts))
 
 
-@rule("client.auth.pkce_s256", what="authorization requests")
+@rule(check("client.auth.pkce_s256", MUST, "Authorization requests carry a code_challenge with code_challenge_method S256",
+           requirements=["AUTH-2.authorization-request", "AUTH-5.2"],
+           sends=["nothing"],
+           observes="exchange",
+           feature="authorization server client (seed 001, part a)"),
+      what="authorization requests")
 def pkce_s256(traffic, ctx):
     return each(of(traffic, "authorize"), lambda a: client.pkce_s256(a.facts))
 
 
-@rule("client.auth.verifier_syntax", what="code exchanges whose verifier the capture shows")
+@rule(check("client.auth.verifier_syntax", MUST, "A code_verifier is 43 to 128 characters of A-Z a-z 0-9 - . _ ~",
+           requirements=["AUTH-2.code-verifier"],
+           sends=["nothing"],
+           observes="exchange",
+           feature="authorization server client (seed 001, part a)"),
+      what="code exchanges whose verifier the capture shows")
 def verifier_syntax(traffic, ctx):
     # Judged where the capture shows the verifier, or shows that none was sent.
     redemptions = unmasked(of(traffic, "token", grant="authorization_code"), "code_verifier")
@@ -166,7 +182,12 @@ def verifier_syntax(traffic, ctx):
                 lambda a: client.verifier_syntax(a.facts))
 
 
-@rule("client.auth.verifier_matches_challenge", what="code exchanges linked to their authorization request")
+@rule(check("client.auth.verifier_matches_challenge", MUST, "The code_verifier sent with a code is the one whose S256 transform was the challenge of the authorization request that code answered",
+           requirements=["AUTH-2.code-challenge"],
+           sends=["nothing"],
+           observes="flow",
+           feature="authorization server client (seed 001, part a)"),
+      what="code exchanges linked to their authorization request")
 def verifier_matches_challenge(traffic, ctx):
     """A code's redemption -> the answer that issued it (code digest) -> its authorization
     request (state): the verifier's S256 transform is that request's challenge."""
@@ -186,7 +207,12 @@ def verifier_matches_challenge(traffic, ctx):
     return each(linked, apply, label=lambda pair: pair[0].label, exchange=lambda pair: pair[0].exchange)
 
 
-@rule("client.auth.token_request_form", what="token requests")
+@rule(check("client.auth.token_request_form", MUST, "Token requests are POSTed as application/x-www-form-urlencoded",
+           requirements=["AUTH-4.token-request"],
+           sends=["nothing"],
+           observes="exchange",
+           feature="authorization server client (seed 001, part a)"),
+      what="token requests")
 def token_request_form(traffic, ctx):
     return each(of(traffic, "token"), lambda a: client.token_request_form(a.facts))
 
@@ -196,19 +222,35 @@ def _audience(ctx, a) -> str:
     return service.audience if service is not None and service.audience else default_audience(a.exchange.url)
 
 
-@rule("client.auth.assertion_form", what="token requests with an assertion")
+@rule(check("client.auth.assertion_form", MUST, "A client assertion is a jwt-bearer JWT with typ JWT, alg RS256 and a kid; iss and sub equal; aud in the seed's form (or the profile's audience); exp in the future when sent; a jti",
+           requirements=["AUTH-2.assertion.header", "AUTH-2.assertion.iss-sub", "AUTH-2.assertion.aud", "AUTH-2.assertion.exp", "AUTH-2.assertion.jti", "AUTH-5.3"],
+           sends=["nothing"],
+           observes="exchange",
+           feature="authorization server client (seed 001, part a)"),
+      what="token requests with an assertion")
 def assertion_form(traffic, ctx):
     return each([a for a in unmasked(of(traffic, "token"), "client_assertion") if "assertion_type" in a.facts],
                 lambda a: client.assertion_form(a.facts, _audience(ctx, a)))
 
 
-@rule("client.auth.assertion_short_expiry", what="token requests with an assertion")
+@rule(check("client.auth.assertion_short_expiry", SHOULD, "A client assertion expires within a few minutes (at most 10) of being sent",
+           requirements=["AUTH-2.assertion.exp"],
+           sends=["nothing"],
+           observes="exchange",
+           feature="authorization server client (seed 001, part a)",
+           downgrade_reason="the seed: 'a short expiry of a few minutes is recommended': a recommendation, not a rule"),
+      what="token requests with an assertion")
 def assertion_short_expiry(traffic, ctx):
     return each([a for a in unmasked(of(traffic, "token"), "client_assertion") if a.facts.get("assertion_claims")],
                 lambda a: client.assertion_short_expiry(a.facts))
 
 
-@rule("client.auth.jti_not_reused", what="token requests with an assertion")
+@rule(check("client.auth.jti_not_reused", MUST, "No assertion's jti is sent again before that assertion expired (each JWT is used once)",
+           requirements=["AUTH-2.assertion.jti", "AUTH-8.assertion-single-use"],
+           sends=["nothing"],
+           observes="flow",
+           feature="authorization server client (seed 001, part a)"),
+      what="token requests with an assertion")
 def jti_not_reused(traffic, ctx):
     """Each assertion paired with the first earlier one of the same jti (if any)."""
     first: dict[str, Any] = {}
@@ -230,7 +272,12 @@ def jti_not_reused(traffic, ctx):
     return each(pairs, apply, label=lambda pair: pair[0].label, exchange=lambda pair: pair[0].exchange)
 
 
-@rule("client.auth.bearer_on_api_requests", what="requests to the filing and inquiry APIs whose Authorization the capture shows")
+@rule(check("client.auth.bearer_on_api_requests", MUST, "Every request to the filing and inquiry APIs carries Authorization: Bearer",
+           requirements=["AUTH-5.1"],
+           sends=["nothing"],
+           observes="exchange",
+           feature="authorization server client (seed 001, part a)"),
+      what="requests to the filing and inquiry APIs whose Authorization the capture shows")
 def bearer_on_api_requests(traffic, ctx):
     return each([a for a in of(traffic, "resource") if "auth_scheme" in a.facts],
                 lambda a: client.bearer_on_api_requests(a.facts))

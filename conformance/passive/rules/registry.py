@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from conformance.checks.registry import check_by_id
+from conformance.checks.registry import Declared, check_by_id
 from conformance.profiles import Profile
 
 
@@ -57,7 +57,13 @@ class Rule:
 RULES: dict[str, Rule] = {}
 
 
-def rule(check: str, *, what: str) -> Callable[[Callable[[Any, Context], Selection]], Callable[[Any, Context], Selection]]:
+def rule(check: str | Declared, *, what: str) -> Callable[[Callable[[Any, Context], Selection]],
+                                                          Callable[[Any, Context], Selection]]:
+    """Register the rule that judges `check` on observed traffic: the id of a check declared
+    where it is also judged on requests of the harness's own (suites/), or the declaration
+    itself, for a check only traffic can judge (a client's requests)."""
+    check = check.id if isinstance(check, Declared) else check
+
     def register(select: Callable[[Any, Context], Selection]) -> Callable[[Any, Context], Selection]:
         if check in RULES:
             raise ValueError(f"two passive rules for {check}")

@@ -10,6 +10,7 @@ that takes an active run.
 from __future__ import annotations
 
 from conformance.checks.client import soap as client
+from conformance.checks.registry import MUST, check
 from conformance.checks.soap import charset, messages
 from conformance.passive.rules.registry import each, on_exchange, rule
 from conformance.soap import OPERATION
@@ -84,11 +85,21 @@ def requests(traffic):
     return [s for s in traffic.soap if s.exchange.method == "POST" and s.exchange.request_body]
 
 
-@rule("client.soap.soap_action", what="SOAP requests")
+@rule(check("client.soap.soap_action", MUST, "SOAP requests carry the WSDL's soapAction, quoted, in the SOAPAction header",
+           requirements=["SOAP-4.soapAction", "SOAP11-6.1.1", "WSI-BP11-R2744"],
+           sends=["nothing"],
+           observes="exchange",
+           feature="SOAP message service client (seed 001, part b)"),
+      what="SOAP requests")
 def soap_action(traffic, ctx):
     return each(requests(traffic), on_exchange(lambda ex: client.soap_action(ex, ctx.soap_contract)))
 
 
-@rule("client.soap.request_valid", what="SOAP requests")
+@rule(check("client.soap.request_valid", MUST, "SOAP requests are POSTed as text/xml (utf-8 or utf-16) SOAP 1.1 envelopes whose Body holds the WSDL's input element GraafberichtServiceRequest, valid against the types schema",
+           requirements=["SOAP-4.input", "SOAP11-6", "WSI-BP11-R2712", "WSI-BP11-R1012"],
+           sends=["nothing"],
+           observes="exchange",
+           feature="SOAP message service client (seed 001, part b)"),
+      what="SOAP requests")
 def request_valid(traffic, ctx):
     return each(requests(traffic), on_exchange(lambda ex: client.request_valid(ex, ctx.soap_contract)))
