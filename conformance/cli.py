@@ -271,7 +271,8 @@ def selected_suites(requested: list[str] | None, profile: Profile) -> list[str]:
 
 
 def build_pytest_args(args: argparse.Namespace, *, profile_ref: str, report_dir: Path, suites: list[str]) -> list[str]:
-    out = [str(SUITES_DIR / s) for s in suites]
+    # suites/passive too: the rules of one exchange judge every exchange of the run, at its end.
+    out = [str(SUITES_DIR / s) for s in suites] + [str(SUITES_DIR / "passive")]
     out += ["--profile", profile_ref, "--report-dir", str(report_dir), *PLUGINS_OFF]
     for name in args.mock_fault:
         out += ["--mock-fault", name]

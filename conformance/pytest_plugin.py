@@ -37,6 +37,7 @@ from conformance.http import evidence as report_evidence
 from conformance.http.client import Recorder
 from conformance.http.redaction import Redactor
 from conformance.http.stops import Stopped
+from conformance.last_tests import LastTests
 from conformance.paths import SUITES_DIR
 from conformance.profiles import Profile, load_profile
 from conformance.reporting import allure as allure_adapter
@@ -155,6 +156,9 @@ def _watch_and_gate(config: pytest.Config, state: RunState, process: str) -> Non
     watch = setup.response_schema_watch(state, process)
     if watch is not None:
         config.pluginmanager.register(watch, "conformance-response-schema")
+    if not state.traffic:  # the tests that judge what the rest of the run sent go last
+        config.pluginmanager.register(LastTests(state.report_dir, process, SUITES_DIR,
+                                                         lambda item: _declared(item, "sends", ())), "conformance-last")
     gate = setup.stop_gate(state)
     if gate is not None:
         config.stash[_GATE] = gate
@@ -226,20 +230,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         config.hook.pytest_deselected(items=deselected)
         items[:] = [item for item in items if item not in deselected]
     if profile.limits.request_budget or profile.limits.daily_quota_reserve:
-        items[:] = by_severity(items, _severity_of)  # a budget is spent on MUST checks first
+        items[:] = by_severity(items, lambda item: _declared(item, "severity"))  # a budget goes to MUST checks first
     workers = int(getattr(config, "workerinput", {}).get("workercount", 0))
-    items[:] = spread_slow_first(items, workers, lambda item: "fuzz" in _sends_of(item),
+    items[:] = spread_slow_first(items, workers, lambda item: "fuzz" in _declared(item, "sends", ()),
                                  getattr(config, "workerinput", {}).get("maxschedchunk"))
 
 
-def _sends_of(item: pytest.Item) -> tuple[str, ...]:
+def _declared(item: pytest.Item, what: str, default: Any = None) -> Any:
+    """What the item's check declares (`severity`, `sends`), or `default` for another test."""
     check_id = item.stash.get(_CHECK_ID, None)
-    return check_by_id(check_id).sends if check_id else ()
-
-
-def _severity_of(item: pytest.Item) -> str | None:
-    check_id = item.stash.get(_CHECK_ID, None)
-    return str(check_by_id(check_id).severity) if check_id else None
+    return getattr(check_by_id(check_id), what) if check_id else default
 
 
 _CHECK_ID = pytest.StashKey[str]()

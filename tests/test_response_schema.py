@@ -23,6 +23,7 @@ import pytest
 import schemathesis
 from starlette.testclient import TestClient
 
+from conformance import last_tests
 from conformance.checks.address import response_schema as rs
 from conformance.errors import NotJudged
 from conformance.findings import Blocked, Finding
@@ -190,17 +191,18 @@ def test_the_check_waits_for_the_other_workers_sessions(tmp_path: Path) -> None:
     import sys
 
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from conformance.checks.address import response_schema as rs; "
-         "h = rs.hold_running(sys.argv[1], 'gw1'); print('held', flush=True); sys.stdin.readline()", str(tmp_path)],
+        [sys.executable, "-c", "import sys; from conformance import last_tests; "
+         "h = last_tests.hold_running(sys.argv[1], 'gw1'); print('held', flush=True); sys.stdin.readline()",
+         str(tmp_path)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        with rs.running_path(tmp_path, "gw1").open("a") as probe, pytest.raises(BlockingIOError):
+        with last_tests.running_path(tmp_path, "gw1").open("a") as probe, pytest.raises(BlockingIOError):
             fcntl.flock(probe, fcntl.LOCK_SH | fcntl.LOCK_NB)  # what wait_for_workers would block on
     finally:
         holder.kill()  # a worker that dies releases its lock as one that ends does
         holder.wait()
-    rs.wait_for_workers(tmp_path, "gw0", 2)  # returns: gw1 holds nothing now, gw0 is the caller
+    last_tests.wait_for_workers(tmp_path, "gw0", 2)  # returns: gw1 holds nothing now, gw0 is the caller
 
 
 def test_answers_are_judged_only_while_a_run_watches(schemas: ResponseSchemas) -> None:

@@ -66,6 +66,7 @@ def _load() -> None:
 
 # Each mock server adds the module that declares its faults.
 _SERVER_FAULT_MODULES: tuple[str, ...] = (
+    "conformance.mocks.address.app",
     "conformance.mocks.address.faults",
     "conformance.mocks.address.faults_general",
     "conformance.mocks.address.faults_params",

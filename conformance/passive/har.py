@@ -215,6 +215,15 @@ class TrafficLog:
                 handle.writelines(lines)
 
     @classmethod
+    def read(cls, report_dir: str | Path) -> Iterator[Exchange]:
+        """The run's exchanges written so far, every process's part (what the last tests judge:
+        conformance/last_tests.py). Written by the harness itself: no cap beyond the run's own."""
+        for part in sorted(Path(report_dir).glob(cls.PART_GLOB)):
+            with part.open(encoding="utf-8") as handle:
+                for line in handle:
+                    yield _exchange(json.loads(line))
+
+    @classmethod
     def join(cls, report_dir: str | Path) -> Path | None:
         parts = sorted(Path(report_dir).glob(cls.PART_GLOB))
         if not parts:

@@ -98,6 +98,17 @@ def load_traffic(files: list[str], profile: Profile, redactor: Redactor, *,
     return traffic
 
 
+def load_run_traffic(report_dir: str, profile: Profile, redactor: Redactor) -> Traffic:
+    """The exchanges an active run has recorded (already redacted), sorted by service: what
+    its rules of one exchange judge at its end, as `conformance traffic` judges its traffic.har."""
+    from conformance.passive.har import TrafficLog
+
+    traffic = Traffic(files=[])
+    for exchange in TrafficLog.read(report_dir):
+        sort_into(traffic, exchange, profile, redactor)
+    return traffic
+
+
 def sort_into(traffic: Traffic, raw: Exchange, profile: Profile, redactor: Redactor) -> None:
     """One raw exchange into the traffic: redacted, with the facts of its raw values that
     are not secret, under the service it belongs to."""

@@ -37,7 +37,8 @@ def test_problem_members(address_api, case):
 # same rule in its traffic (conformance traffic), so two requests of its own are enough here.
 @check("address.errors.problem_uri_references", MUST, "An error's type and instance, and each invalid-params type, are URI references (RFC 3986)",
        requirements=["ADDR-2.uri-reference"],
-       proven_by=["address.problem_type_not_uri", "address.problem_instance_not_uri"],
+       proven_by=["address.problem_type_not_uri", "address.problem_instance_not_uri",
+                  "address.problem_instance_decoded"],
        may_fail_under=["address.no_api_key_served", "address.invalid_key_served", "address.restricted_key_not_enforced", "address.not_found_as_200", "address.accept_not_negotiated", "address.required_params_not_enforced", "address.server_error_on_malformed_date"],
        sends=["valid", "refused"],
        observes="exchange",

@@ -5,6 +5,7 @@ judged after every other test of the address suite (conformance/checks/address/r
 
 from __future__ import annotations
 
+from conformance import last_tests
 from conformance.checks.address import response_schema as rs
 from conformance.checks.registry import MUST, SHOULD, check
 from conformance.http import evidence
@@ -12,12 +13,10 @@ from conformance.openapi import responses
 
 
 def _gathered(request, conformance_state) -> responses.Tally:
-    worker = getattr(request.config, "workerinput", {})
-    process = worker.get("workerid", "main")
+    process = getattr(request.config, "workerinput", {}).get("workerid", "main")
     rs.flush(responses.current(), conformance_state.report_dir, process)
-    if worker:  # the other workers' tests: the check runs last, and waits for them to end
-        rs.release_running(process)
-        rs.wait_for_workers(conformance_state.report_dir, process, int(worker["workercount"]))
+    # The other workers' tests: the check runs last, and waits for them to end.
+    last_tests.after_the_others(request.config, conformance_state.report_dir)
     return rs.gather(conformance_state.report_dir)
 
 

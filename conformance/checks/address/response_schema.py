@@ -6,21 +6,17 @@ the address API -- the scenario checks', contract fuzzing's, the run-start sampl
 validation's -- is judged by conformance/openapi/responses.py as it arrives, in whichever
 process received it (the controller validates samples before the tests, xdist workers run
 the tests). Each process keeps a tally and writes it to the run's report directory after
-each test (`.response-schema/<process>.json`); the check's test runs last, waits until every
-other xdist worker has ended its session (each holds a lock on `<worker>.running` from its
-start to its end; the kernel releases it when a worker dies too, so the wait blocks without
-polling and cannot hang on a crash), and judges the tallies together: one finding per
-(operation, status, JSON path,
-kind) of violation, with the number of answers that showed it and the first such exchange
-attached. Answers that are no JSON, or whose status the description does not define, are
+each test (`.response-schema/<process>.json`); the check's test runs last, once every other
+xdist worker has ended its session (conformance/last_tests.py), and judges the tallies
+together: one finding per (operation, status, JSON path, kind) of violation, with the
+number of answers that showed it and the first such exchange attached. Answers that are no JSON, or whose status the description does not define, are
 other checks' business and are only counted as not validated.
 
 The description may mark constraints the seed does not state as public behaviour
 (`x-conformance-source: public`, conformance/openapi/seed_view.py): a violation of such a
 constraint only is judged by the SHOULD check address.response.public_behaviour, with the same
 tallies; address.response.schema_valid judges the seed's constraints (every constraint of a
-description without marks). Both checks' tests run last; each lets the others go on (it
-releases its own worker's lock, its answers are all in its tally) and then waits for them.
+description without marks). Both checks' tests run last.
 
 `conformance discover` judges the answers of its queries the same way and prints each
 violation as a finding against the server (`console_findings`).
@@ -28,11 +24,9 @@ violation as a finding against the server (`console_findings`).
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 from pathlib import Path
-from typing import IO
 
 from conformance.errors import NotApplicable, NotJudged
 from conformance.findings import Blocked, Finding
@@ -48,46 +42,6 @@ MAX_LISTED = 20
 # --------------------------------------------------------------------------- the run's files
 def tally_path(report_dir: str | Path, process: str) -> Path:
     return Path(report_dir) / DIRNAME / f"{process}.json"
-
-
-def running_path(report_dir: str | Path, process: str) -> Path:
-    return Path(report_dir) / DIRNAME / f"{process}.running"
-
-
-_HELD: dict[str, IO[str]] = {}
-
-
-def hold_running(report_dir: str | Path, process: str) -> IO[str]:
-    """A worker's lock for its whole session: keep the handle open, close it at the end."""
-    target = running_path(report_dir, process)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle = target.open("a", encoding="utf-8")
-    fcntl.flock(handle, fcntl.LOCK_EX)
-    _HELD[process] = handle
-    return handle
-
-
-def release_running(process: str) -> None:
-    """A judging test's worker lets the others' judging tests go on: the judging tests run last,
-    so every answer of this worker is in its tally already (flushed before). Without it, two
-    judging tests on two workers would each wait for the other's session to end."""
-    handle = _HELD.pop(process, None)
-    if handle is not None:
-        handle.close()
-
-
-def wait_for_workers(report_dir: str | Path, me: str, workers: int) -> None:
-    """Block until every other xdist worker (gw0 ... gw<workers-1>) has ended its session.
-
-    Each took its lock when its session started, before it collected; xdist hands out the
-    last item (this check's) only after every worker collected, and tells every worker to
-    shut down once it has handed out the last item, so each ends after its last test."""
-    for index in range(workers):
-        other = f"gw{index}"
-        if other == me:
-            continue
-        with running_path(report_dir, other).open("a", encoding="utf-8") as handle:
-            fcntl.flock(handle, fcntl.LOCK_SH)  # blocks in the kernel until that worker is done
 
 
 def flush(tally: Tally | None, report_dir: str | Path, process: str) -> None:

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from conformance.checks.address.response_schema import DIRNAME, JUDGES, flush, hold_running
+from conformance.checks.address.response_schema import DIRNAME, JUDGES, flush
 
 
 class ResponseSchemaWatch:
     """One process's part of the check, as a pytest plugin object (the conformance plugin
-    registers it): its tally written after each test and at the end, the check moved last,
-    a worker's lock held for its whole session."""
+    registers it): its tally written after each test and at the end (the check's tests run
+    last: conformance/last_tests.py)."""
 
     def __init__(self, report_dir: str, process: str) -> None:
         from conformance.openapi import responses
@@ -24,18 +24,11 @@ class ResponseSchemaWatch:
         self.report_dir, self.process = report_dir, process
         self.judged = False  # whether this process has the check's test among its items
         flush(responses.current(), report_dir, process)  # the controller's sample validation
-        # A worker's lock, released at its session's end (or by the kernel when it dies).
-        self._running = hold_running(report_dir, process) if process != "main" else None
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        """The check judges the answers of every other test: it runs last (xdist hands items
-        out in order, so it is the last one handed out; it then waits for the others)."""
-        last = [item for item in items if (mark := item.get_closest_marker("check")) and mark.args
-                and mark.args[0] in JUDGES]
-        if last:
-            items[:] = [item for item in items if item not in last] + last
-        self.judged = bool(last)
+        self.judged = any((mark := item.get_closest_marker("check")) and mark.args and mark.args[0] in JUDGES
+                          for item in items)
 
     def pytest_runtest_logfinish(self, nodeid: str) -> None:
         if self.judged:  # else no check waits for this tally (the check is not selected)
@@ -43,8 +36,6 @@ class ResponseSchemaWatch:
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         flush(self._responses.current(), self.report_dir, self.process)
-        if self._running is not None:
-            self._running.close()  # the tally is written: the check may read it
         self._responses.stop()
         if self.process == "main":
             import shutil

@@ -17,6 +17,7 @@ from datetime import timedelta
 from email.utils import format_datetime
 from functools import lru_cache
 from typing import Any
+from urllib.parse import unquote
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -35,7 +36,7 @@ from conformance.mocks.address.params import parse_query
 from conformance.mocks.address.problems import ProblemError, json_bytes, render_problem
 from conformance.mocks.address.ratelimit import HEADER_NAMES, Decision, RateLimiter
 from conformance.mocks.address.repository import Repository
-from conformance.mocks.faults import Fault, FaultSet
+from conformance.mocks.faults import Fault, FaultSet, fault
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +75,16 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     _ep(r"/adressenuitgebreid", addresses.search_extended, accept_crs=True),
     _ep(r"/adressenuitgebreid/([^/]+)", addresses.get_extended, accept_crs=True),
     _ep(r"/bronhouders", objects.bronhouders),
+)
+
+
+# An instance that echoes the request as the server decoded it: a request that held an escape
+# (`zoek=Markt%201`, a fuzzed id) gets an instance with a space, no URI reference. Only the
+# error answers of other checks' requests show it: the rule's own requests hold no escape.
+PROBLEM_INSTANCE_DECODED = fault(
+    "address.problem_instance_decoded",
+    "the problem instance is the request path and query percent-decoded (%20 becomes a space, so an "
+    "instance of a request that held an escape is no URI reference)",
 )
 
 
@@ -161,6 +172,8 @@ class AddressMock:
         """The problem `instance` of a request."""
         if self.on(G.PROBLEM_INSTANCE_NOT_URI):
             return f"GET {info.instance}"
+        if self.on(PROBLEM_INSTANCE_DECODED):
+            return unquote(info.instance)
         return info.raw_path if self.on(G.PROBLEM_INSTANCE_WITHOUT_QUERY) else info.instance
 
     # --- the pipeline -------------------------------------------------------------------
