@@ -65,6 +65,21 @@ def test_every_check_declared_in_the_tree_is_registered() -> None:
     assert len(declared) > 250 and declared <= {c.id for c in registered_checks()}
 
 
+def test_one_requirement_per_seed_row() -> None:
+    """A row or sentence of a seed is one requirement: two ids with the same quote split one
+    rule between checks that each judge half of it."""
+    data = tomllib.loads(CATALOGUE.read_text(encoding="utf-8"))
+    quoted: dict[str, list[str]] = {}
+    for source in data["source"]:
+        for requirement in source["requirement"]:
+            quotes = requirement.get("quote") or []
+            for quote in [quotes] if isinstance(quotes, str) else quotes:
+                if len(quotes) == 1 or isinstance(quotes, str):
+                    quoted.setdefault(quote, []).append(requirement["id"])
+    shared = {quote: ids for quote, ids in quoted.items() if len(ids) > 1 and quote.count("|") >= 2}
+    assert shared == {}, shared
+
+
 def test_ids_are_unique_in_the_file() -> None:
     data = tomllib.loads(CATALOGUE.read_text(encoding="utf-8"))
     ids = [r["id"] for source in data["source"] for r in source["requirement"]]

@@ -102,7 +102,7 @@ def first_vbo_with(api, attribute) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- /adresseerbareobjecten
 @check("address.adresseerbareobjecten.no_parameters_rejected", MUST, "GET /adresseerbareobjecten without any query parameter is answered 400 paramsRequired",
-       requirements=["ADDR-4.adresseerbareobjecten", "ADDR-7.paramsRequired"],
+       requirements=["ADDR-4.adresseerbareobjecten", "ADDR-7.400"],
        proven_by=["address.required_params_not_enforced"],
        may_fail_under=["address.wrong_error_code"],
        sends=["refused"],
@@ -350,7 +350,7 @@ def test_oppervlakte_min_above_max_response(address_api, observe) -> None:
 
 
 @check("address.adresseerbareobjecten.bbox_filter_without_bbox_rejected", MUST, "geconstateerd without bbox is no query kind: 400 paramsRequired",
-       requirements=["ADDR-4.adresseerbareobjecten", "ADDR-7.paramsRequired"],
+       requirements=["ADDR-4.adresseerbareobjecten", "ADDR-7.400"],
        proven_by=["address.required_params_not_enforced"],
        may_fail_under=["address.wrong_error_code"],
        sends=["refused"],
