@@ -446,6 +446,22 @@ def test_postcode_without_huisnummer_rejected(address_api) -> None:
                        rule="postcode without huisnummer is no complete query kind", names=("postcode", "huisnummer"))
 
 
+@check("address.adressen.name_query_without_huisnummer_rejected", MUST,
+       "woonplaatsNaam and openbareRuimteNaam without huisnummer are refused with 400",
+       requirements=["ADDR-4.adressen", "ADDR-7.400"],
+       proven_by=["address.name_query_without_number_accepted"],
+       may_fail_under=["address.combination_not_enforced"],
+       sends=["refused"],
+       feature="GET /adressen")
+def test_name_query_without_huisnummer_rejected(address_api) -> None:
+    """Seed part 4, kind 3: "woonplaatsNaam + openbareRuimteNaam + huisnummer"; without the
+    number it is no complete kind of query (seed part 7: 400 paramsRequired)."""
+    control = Req.of(ADRESSEN, naam_query(sample_address(address_api)))
+    refused_vs_control(address_api, control, control.without("huisnummer"),
+                       rule="woonplaatsNaam and openbareRuimteNaam without huisnummer is no complete query kind",
+                       names=("huisnummer",))
+
+
 @check("address.adressen.postcode_without_huisnummer_code", OBSERVATION, "The code of the 400 for postcode without huisnummer (public: paramsCombination)",
        requirements=["ADDR-7", "BAGREF-4.11"],
        sends=["refused"],

@@ -20,6 +20,7 @@ from conformance.mocks.address.context import DEFAULT_PAGE_SIZE, Context, HalRes
 from conformance.mocks.address.hal import Link, Paging
 from conformance.mocks.address.problems import ProblemError
 from conformance.mocks.address.repository import AddressQuery
+from conformance.mocks.faults import fault
 
 _COMMON = frozenset(
     {
@@ -102,6 +103,14 @@ def _validate(
     return q, values, expand, paging
 
 
+# A search by the street's names that lacks its huisnummer is served (every address of the
+# street), where seed part 4's third kind of query needs all three.
+NAME_QUERY_WITHOUT_NUMBER_ACCEPTED = fault(
+    "address.name_query_without_number_accepted",
+    "woonplaatsNaam + openbareRuimteNaam without huisnummer is served (200, every address of the street)",
+)
+
+
 def _choose_kind(
     ctx: Context, present: set[str], values: dict[str, Any], kinds_allowed: set[str], *, extended: bool = False
 ) -> str | None:
@@ -140,7 +149,8 @@ def _choose_kind(
         "huisnummer": ["postcode"],
     }.get(kind, [])
     if missing:
-        if ctx.on(F.COMBINATION_NOT_ENFORCED):
+        if ctx.on(F.COMBINATION_NOT_ENFORCED) or (missing == ["huisnummer"] and kind == "naam"
+                                                  and ctx.on(NAME_QUERY_WITHOUT_NUMBER_ACCEPTED)):
             return None
         raise problems.required(missing, code="paramsCombination")
     return kind
