@@ -51,7 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--suite", action="append", choices=SUITES, help="suite to run (repeatable; default: all)")
     run.add_argument("--report-dir", help="report directory (default: reports/<UTC time>-<profile>)")
     run.add_argument("--mock-fault", action="append", default=[], metavar="NAME", help="switch a mock fault on (repeatable)")
-    run.add_argument("--seed", type=int, help="fuzzing seed (default: the profile's, else random; always reported)")
+    run.add_argument("--seed", type=_seed, metavar="N|random",
+                     help="fuzzing seed: a number, or 'random' for a new one (default: the profile's [fuzz] seed, "
+                          "else derived from the profile's name and targets, the same every run; always reported)")
     run.add_argument("--max-examples", type=int, help="fuzzing examples per operation (default: the profile's)")
     run.add_argument("--check", action="append", default=[], metavar="ID",
                      help="run only this check: an id, or a pattern like 'soap.request.*' (repeatable)")
@@ -121,6 +123,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _seed(text: str) -> int | str:
+    if text == "random":
+        return text
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a seed: a number (0 or more), or 'random'")
+    return int(text)
+
+
 def _positive_seconds(text: str) -> float:
     try:
         value = float(text)
@@ -162,14 +172,36 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--mock-fault needs a profile that starts mock servers; {profile.name} starts none")
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     report_dir = Path(args.report_dir or reports_dir() / f"{stamp}-{profile.name}").resolve()
-    from conformance.run_setup import make_report_dir, resolve_secrets
+    from conformance.run_setup import (
+        SEED_SOURCE_ENV,
+        make_report_dir,
+        remove_unused_report_dir,
+        resolve_secrets,
+    )
 
     resolve_secrets(profile)  # every secret the profile names, before the first request (and any folder)
-    make_report_dir(report_dir)  # exit 2 with a message, before anything starts
+    created = make_report_dir(report_dir)  # exit 2 with a message, before anything starts
     (report_dir / "summary.json").unlink(missing_ok=True)  # the verdict read below is this run's
     suites = selected_suites(args.suite, profile)
+    source = None
+    if args.seed == "random":  # drawn here: the run's workers must all get the number
+        import random
+
+        args.seed, source = random.SystemRandom().randrange(2**32), "random"
     pytest_args = build_pytest_args(args, profile_ref=str(profile.path), report_dir=report_dir, suites=suites)
-    return run_and_report(pytest_args, report_dir, html=not args.no_html)
+    before = os.environ.get(SEED_SOURCE_ENV)
+    os.environ.pop(SEED_SOURCE_ENV, None)
+    if source:
+        os.environ[SEED_SOURCE_ENV] = source
+    try:
+        code = run_and_report(pytest_args, report_dir, html=not args.no_html)
+    finally:
+        os.environ.pop(SEED_SOURCE_ENV, None)
+        if before is not None:
+            os.environ[SEED_SOURCE_ENV] = before
+    if code == ExitCode.USAGE:  # a configuration error before the report: no empty run folder stays
+        remove_unused_report_dir(created, report_dir)
+    return code
 
 
 def cmd_traffic(args: argparse.Namespace) -> int:

@@ -36,6 +36,10 @@ CHECKOUT: Path | None = PACKAGE_DIR.parent if (PACKAGE_DIR.parent / "pyproject.t
 
 CACHE_DIR_ENV = "CONFORMANCE_CACHE_DIR"
 NODE_TOOLS_ENV = "CONFORMANCE_NODE_TOOLS"
+# The failing examples contract fuzzing found, per environment, replayed first by later runs.
+FINDINGS_DIR_ENV = "CONFORMANCE_FINDINGS_DIR"
+# The specification texts (000_*.txt, 001_*.txt) `conformance requirements --audit` quotes.
+SEEDS_DIR_ENV = "CONFORMANCE_SEEDS_DIR"
 
 
 def reports_dir() -> Path:
@@ -55,6 +59,26 @@ def cache_dir() -> Path:
         return CHECKOUT / ".cache"
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "registry-conformance"
+
+
+def findings_dir() -> Path:
+    """Where contract fuzzing keeps the failing examples it found (Hypothesis's example
+    database), one folder per environment (conformance/run_setup.py findings_database):
+    $CONFORMANCE_FINDINGS_DIR, else `findings/` of the cache directory."""
+    override = os.environ.get(FINDINGS_DIR_ENV)
+    return Path(override) if override else cache_dir() / "findings"
+
+
+def seeds_dir() -> Path | None:
+    """The folder of the specification texts the MUST audit quotes: $CONFORMANCE_SEEDS_DIR,
+    else, in the checkout, the workspace's `shared/seeds` beside it. None for an installed
+    copy without the variable: `conformance requirements --audit --seeds DIR` names it."""
+    override = os.environ.get(SEEDS_DIR_ENV)
+    if override:
+        return Path(override)
+    if CHECKOUT is not None:
+        return CHECKOUT.parent / "shared" / "seeds"
+    return None
 
 
 def node_tools_dir() -> Path | None:

@@ -1,9 +1,11 @@
 """`conformance profile new NAME`: a commented profile skeleton for a vendor's deployment,
 with every key a user may set, and the next steps to a first report.
 
-The skeleton loads as it is (placeholders are valid values, every optional key is a
-comment); tests/test_profile_new.py proves that, and that it names every key of the
-profile schema, so it cannot fall behind the schema.
+The skeleton loads once its one required placeholder, the address API's base_url host, is
+filled in (every optional key is a comment; a placeholder left in any value is exit 2
+naming its key, conformance/profiles.py refuse_placeholders); tests/test_profile_new.py
+proves that, and that it names every key of the profile schema, so it cannot fall behind
+the schema.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ def skeleton(name: str) -> str:
     p = env_prefix(name)
     samples = "\n".join(f'# {key} = "..."{" " * max(1, 30 - len(key))}# {what}' for key, what in ADDRESS_SAMPLES.items())
     return f'''# Profile "{name}": a vendor's deployment of the register's APIs.
-# Every key is listed; the commented ones are optional. Values in angle brackets are yours to fill.
+# Every key is listed; the commented ones are optional. Values in angle brackets are yours to fill:
+# a profile that still holds one is refused (exit 2, naming the key) before anything is sent.
 # Secrets are never written here: each names an environment variable (or a line of .env).
 
 [profile]
@@ -150,7 +153,10 @@ negative = false                      # invalid input on purpose
 
 [fuzz]
 # max_examples = 25
-# seed = 12345
+# seed = 12345                       # default: derived from the profile's name and its targets' URLs, so
+#                                     # every run fuzzes alike (summary.json: seed, seed_source); a failing
+#                                     # example is kept and replayed first by later runs until it passes;
+#                                     # `conformance run --seed random` draws a new seed for one run
 # stateful_steps = 6
 
 # The run's accepted deviations (README "Waivers"): [[waiver]] tables in a file, relative
@@ -174,7 +180,7 @@ def next_steps(name: str, path: Path) -> str:
     p = env_prefix(name)
     return f"""wrote {path}
 next steps:
-  1. fill in base_url (and the auth/SOAP sections you test); uncomment what applies
+  1. fill in base_url's <host> (and the auth/SOAP sections you test); uncomment what applies
   2. export the secrets it names, e.g.  export {p}_API_KEY=...   (or put them in .env)
   3. for the token flows: conformance pki init --out pki-{name}; then register at the authorization
      server: the JWKS document URL of the client_credentials client (good.json: current and next key),

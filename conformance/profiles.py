@@ -9,6 +9,7 @@ directory is read too, without overriding the environment).
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -601,8 +602,41 @@ def load_profile(name_or_path: str) -> Profile:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    refuse_placeholders(raw, path)
     validate_profile_dict(raw, path)
     return _build(raw, path)
+
+
+# A value the skeleton (`conformance profile new`) leaves for the user to fill: `<host>`,
+# `<id>`, `<ca.pem>`. No URL, identifier, file name or variable name holds angle brackets, so
+# one left in any of them is a placeholder; only prose (the description) and an HTML pattern
+# (the login driver's approve_pattern) may hold them.
+_PLACEHOLDER = re.compile(r"<[^<>\n]*>")
+_FREE_TEXT = {("profile", "description"), ("services", "auth", "login", "approve_pattern"),
+              ("services", "auth", "login", "username_field"), ("services", "auth", "login", "password_field")}
+
+
+def refuse_placeholders(raw: dict[str, Any], path: Path) -> None:
+    """ConfigError (exit 2) naming every key whose value still holds a placeholder of the
+    skeleton, before anything is sent or written (a run would otherwise try `https://<host>`
+    and call it unreachable)."""
+    found: list[str] = []
+
+    def walk(node: Any, where: tuple[str, ...]) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                walk(value, (*where, str(key)))
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                walk(value, (*where[:-1], f"{where[-1]}[{index}]") if where else (f"[{index}]",))
+        elif isinstance(node, str) and where not in _FREE_TEXT and (match := _PLACEHOLDER.search(node)):
+            found.append(f"key {'.'.join(where)} = {node!r} still holds the profile skeleton's placeholder "
+                         f"{match.group(0)}")
+
+    walk(raw, ())
+    if found:
+        raise ConfigError(f"{path}: " + "; ".join(found) + "; fill in your deployment's "
+                          + ("value" if len(found) == 1 else "values") + " (or leave an optional key out)")
 
 
 def validate_profile_dict(raw: dict[str, Any], path: Path) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import random
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from conformance.errors import ConfigError, UnreachableError
+from conformance.errors import ConfigError, HarnessError, UnreachableError
 from conformance.http.client import probe
 from conformance.http.concurrency import auto_workers, in_flight_bound
 from conformance.http.redaction import Redactor
@@ -64,6 +63,10 @@ class RunState:
     in_flight: dict[str, int] = field(default_factory=dict)
     # Services whose secrets the profile lets cross plain http (allow_plain_http): the verdict says so.
     plain_http: list[str] = field(default_factory=list)
+    # How the seed was chosen (SEED_SOURCES), and the environment's database of failing examples
+    # contract fuzzing found (Hypothesis's example database; conformance/paths.py findings_dir).
+    seed_source: str = ""
+    findings_db: str = ""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -89,7 +92,10 @@ def prepare_run(config: pytest.Config, profile: Profile, report_dir: Path, start
     fault_set = fault_catalogue.resolve(config.getoption("mock_fault"))
     if fault_set.names and not profile.uses_mock:
         raise ConfigError(f"--mock-fault needs a profile that starts mock servers; {profile.name} starts none")
-    make_report_dir(report_dir)
+    created = make_report_dir(report_dir)
+    # A configuration error found from here on (a secret, a credential the server refuses, a
+    # base URL or sample that is wrong) ends the run before its report: the folder it made goes.
+    config.add_cleanup(lambda: _no_report_no_folder(config, created, report_dir))
     if getattr(config.option, "xmlpath", None) is None:
         config.option.xmlpath = str(report_dir / "junit.xml")
     if getattr(config.option, "allure_report_dir", None) is None:
@@ -115,15 +121,15 @@ def prepare_run(config: pytest.Config, profile: Profile, report_dir: Path, start
         from conformance.openapi.loader import load_schema
 
         load_schema(profile.address, profile.address.base_url or "http://127.0.0.1/")
-    seed = config.getoption("hypothesis_seed", None)
-    if seed is None:
-        seed = profile.fuzz.seed if profile.fuzz.seed is not None else random.SystemRandom().randrange(2**32)
-        config.option.hypothesis_seed = seed
+    seed, seed_source = choose_seed(config, profile)
+    config.option.hypothesis_seed = seed
     state = RunState(
-        profile_ref=str(profile.path), faults=sorted(fault_set.names), report_dir=str(report_dir), seed=int(seed),
+        profile_ref=str(profile.path), faults=sorted(fault_set.names), report_dir=str(report_dir), seed=seed,
         max_examples=config.getoption("fuzz_max_examples") or profile.fuzz.max_examples,
-        plain_http=consented,
+        plain_http=consented, seed_source=seed_source,
+        findings_db=str(findings_database_dir(profile, sorted(fault_set.names))),
     )
+    config.pluginmanager.register(RunRecord(state), "conformance-run-record")
     for name, service in profile.services.items():
         if not service.mock:
             assert service.base_url is not None
@@ -207,9 +213,12 @@ def auto_worker_count(config: pytest.Config) -> int | None:
 
 
 def needs_sample_validation(config: pytest.Config, profile: Profile, state: RunState) -> bool:
+    """Whether the run asks the address API before its checks: a real one's base URL always
+    (validate_samples), the profile's samples when it names any and verifies them."""
     address = profile.address
-    return bool(address is not None and address.samples and address.verify_samples and "address" in state.urls
-                and not state.reference and runs_suite(config, "address"))
+    if address is None or "address" not in state.urls or state.reference or not runs_suite(config, "address"):
+        return False
+    return not address.mock or bool(address.samples and address.verify_samples)
 
 
 def prepare_passive(config: pytest.Config, profile: Profile, report_dir: Path) -> RunState:
@@ -244,24 +253,39 @@ def runs_suite(config: pytest.Config, suite: str) -> bool:
 
 
 def validate_samples(profile: Profile, state: RunState, run: Any) -> None:
-    """Every sample the profile names meets its contract, or the run stops here (exit 2)
-    naming the sample and what it lacks: a wrong sample is no conformance failure. A sample
-    `conformance discover` verified before that misses it now is the environment's change:
-    the run goes on and the report says so (conformance.samples.session.validate). `run`: the
-    controller's RunContext (conformance/run_context.py), for the address API's pacing and bounds."""
+    """Before the first check, against a real address API: its base URL reaches the API (two
+    requests; exit 2 naming services.address.base_url and the prefix it lacks otherwise:
+    conformance.samples.session.check_base_url), and every sample the profile names meets
+    its contract, or the run stops here (exit 2) naming the sample and what it lacks: a wrong
+    sample is no conformance failure. A sample `conformance discover` verified before that
+    misses it now is the environment's change: the run goes on and the report says so
+    (conformance.samples.session.validate). `run`: the controller's RunContext
+    (conformance/run_context.py), for the address API's pacing and bounds."""
     import sys
 
-    from conformance.samples.session import address_api, getter, validate
+    from conformance.samples.session import address_api, check_base_url, getter, validate
 
-    api = address_api(profile, state.urls["address"], state.secrets, schedule=run.schedule("address"),
-                      bounds=run.bounds("address"))
+    assert profile.address is not None
+    schedule, bounds = run.schedule("address"), run.bounds("address")
+    api = address_api(profile, state.urls["address"], state.secrets, schedule=schedule, bounds=bounds)
+    others: list[Any] = []
+
+    def on_base(url: str) -> Any:
+        other = address_api(profile, url, state.secrets, schedule=schedule, bounds=bounds)
+        others.append(other)
+        return getter(other)
+
     try:
-        state.sample_regressions = validate(profile, getter(api),
-                                            log=lambda line: print(f"conformance: {line}", file=sys.stderr))
+        if not profile.address.mock:
+            check_base_url(profile, getter(api), probe_base=on_base)
+        if profile.address.samples and profile.address.verify_samples:
+            state.sample_regressions = validate(profile, getter(api),
+                                                log=lambda line: print(f"conformance: {line}", file=sys.stderr))
     except Stopped as stopped:  # the address API stopped answering: its checks will be blocked for it
         print(f"conformance: samples not validated: {stopped.stop}", file=sys.stderr)
     finally:
-        api.close()
+        for client in (api, *others):
+            client.close()
 
 
 def resolve_secrets(profile: Profile) -> dict[str, str]:
@@ -326,9 +350,15 @@ def private_files(config: pytest.Config) -> None:
     config.add_cleanup(lambda: os.umask(umask))
 
 
-def make_report_dir(report_dir: Path) -> None:
+def make_report_dir(report_dir: Path) -> Path | None:
     """The report directory, writable and private to the user (it holds the run's traffic);
-    exit 2 with a message otherwise."""
+    exit 2 with a message otherwise. Returns the outermost folder it made (None: the report
+    directory was there), for `remove_unused_report_dir`."""
+    created = None
+    for folder in (report_dir, *report_dir.parents):
+        if folder.exists():
+            break
+        created = folder
     try:
         report_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         report_dir.chmod(0o700)
@@ -337,6 +367,33 @@ def make_report_dir(report_dir: Path) -> None:
         probe_file.unlink()
     except OSError as exc:
         raise ConfigError(f"report directory {report_dir} is not writable ({exc.strerror or exc})") from None
+    return created
+
+
+def remove_unused_report_dir(created: Path | None, report_dir: Path) -> None:
+    """A run that ended before its report (a configuration error: exit 2 before any check)
+    leaves no folder behind: the report directory goes, and the parents `make_report_dir`
+    made with it while empty. A folder that was there before (one the user named, reused) is
+    never touched, nor one holding a summary.json."""
+    if created is None or (report_dir / "summary.json").exists():
+        return
+    import shutil
+
+    shutil.rmtree(report_dir, ignore_errors=True)
+    for folder in report_dir.parents:
+        if folder == created.parent:
+            break
+        try:
+            folder.rmdir()  # only when empty: another run may write beside this one
+        except OSError:
+            break
+
+
+def _no_report_no_folder(config: pytest.Config, created: Path | None, report_dir: Path) -> None:
+    """The run's end: when its preparation stopped it (no summary collector was registered)
+    and it wrote no summary.json, the report folder it made goes (remove_unused_report_dir)."""
+    if config.pluginmanager.get_plugin("conformance-summary") is None:
+        remove_unused_report_dir(created, report_dir)
 
 
 def default_report_dir(profile_name: str) -> Path:
@@ -396,11 +453,199 @@ def write_unreachable_summary(profile_name: str, report_dir: Path, exc: Unreacha
 
 
 def load_hypothesis_profile(state: RunState) -> None:
-    """The run's example budget, for every generated test that does not set its own."""
+    """The run's example budget, for every generated test that does not set its own, and the
+    environment's database of failing examples (FindingsDatabase): what an earlier run found
+    against this environment is replayed first, until the server passes it."""
     from hypothesis import settings
 
-    settings.register_profile("conformance-run", max_examples=state.max_examples, deadline=None)
+    database = FINDINGS.use(state)
+    settings.register_profile("conformance-run", max_examples=state.max_examples, deadline=None,
+                              database=database if state.findings_db else None)
     settings.load_profile("conformance-run")
+
+
+# --------------------------------------------------------------------------- seed and findings
+SEED_SOURCES = ("derived", "profile", "--seed", "random")
+# `conformance run --seed random` draws the seed itself and hands the number to pytest; this
+# variable, set for that run only, says so (a worker re-reads the command line, not this).
+SEED_SOURCE_ENV = "CONFORMANCE_SEED_SOURCE"
+
+
+def choose_seed(config: pytest.Config, profile: Profile) -> tuple[int, str]:
+    """The run's fuzzing seed and how it was chosen: `--seed` (pytest: --hypothesis-seed),
+    else the profile's [fuzz] seed, else derived from the profile's name and its targets, so
+    that the same profile against the same environment fuzzes alike every run. Random only
+    when asked (`--seed random`)."""
+    given = config.getoption("hypothesis_seed", None)
+    if given is not None:
+        try:
+            seed = int(given)
+        except (TypeError, ValueError):
+            raise ConfigError(f"--hypothesis-seed {given!r}: expected a number "
+                              "(`conformance run --seed random` draws one)") from None
+        return seed, "random" if os.environ.get(SEED_SOURCE_ENV) == "random" else "--seed"
+    if profile.fuzz.seed is not None:
+        return int(profile.fuzz.seed), "profile"
+    return derived_seed(profile), "derived"
+
+
+def derived_seed(profile: Profile) -> int:
+    """A seed from what names the environment: the profile's name and each service's base URL
+    (a local mock's port changes every run: it counts as "local mock")."""
+    import hashlib
+
+    facts = json.dumps([profile.name, _targets(profile)], sort_keys=True)
+    return int.from_bytes(hashlib.sha256(facts.encode()).digest()[:4], "big")
+
+
+def _targets(profile: Profile) -> dict[str, str]:
+    return {name: "local mock" if service.mock else str(service.base_url)
+            for name, service in profile.services.items()}
+
+
+def findings_database_dir(profile: Profile, faults: list[str]) -> Path:
+    """The folder of this environment's failing examples: one per profile name and targets
+    (a local mock's by its data set and faults), so that vendor A's findings never replay
+    against vendor B. Made by the first finding; beside it, <folder>.json then says which
+    environment it is (RunRecord)."""
+    import hashlib
+    import re
+
+    from conformance.paths import findings_dir
+
+    digest = hashlib.sha256(json.dumps(_environment(profile, faults), sort_keys=True).encode()).hexdigest()[:12]
+    return findings_dir() / f"{re.sub(r'[^A-Za-z0-9_.-]+', '-', profile.name)}-{digest}"
+
+
+def _environment(profile: Profile, faults: list[str]) -> dict[str, Any]:
+    targets = _targets(profile)
+    if profile.address is not None and profile.address.mock:
+        targets["address"] = f"local mock ({profile.address.mock_data} data)"
+    return {"profile": profile.name, "targets": targets, "faults": faults if profile.uses_mock else []}
+
+
+class FindingsDatabase:
+    """The run's example database, one object for the process (the suites' @settings capture
+    it when they are imported, and a process may run several runs: `use` points it at each
+    run's folder). A Hypothesis DirectoryBasedExampleDatabase underneath: one file per
+    example, safe for the run's xdist workers together. Each example replayed from a test's
+    primary key (the failing examples Hypothesis keeps; it deletes one that passes again) is
+    noted in the run's shared folder, by test, for the report (RunRecord)."""
+
+    def __init__(self) -> None:
+        self._db: Any = None
+        self._tally: Path | None = None
+        self._proxy: Any = None
+
+    def use(self, state: RunState) -> Any:
+        from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
+
+        self._db = DirectoryBasedExampleDatabase(state.findings_db) if state.findings_db else None
+        self._tally = Path(state.schedule_dir) / f"replayed-{os.getpid()}.log" if state.schedule_dir else None
+        if self._proxy is None:
+            owner = self
+
+            class _Proxy(ExampleDatabase):
+                def save(self, key: bytes, value: bytes) -> None:
+                    if owner._db is not None:
+                        owner._db.save(key, value)
+
+                def fetch(self, key: bytes) -> Any:
+                    if owner._db is None:
+                        return
+                    for value in owner._db.fetch(key):
+                        owner._note(key)
+                        yield value
+
+                def delete(self, key: bytes, value: bytes) -> None:
+                    if owner._db is not None:
+                        owner._db.delete(key, value)
+
+                def move(self, src: bytes, dest: bytes, value: bytes) -> None:
+                    if owner._db is not None:
+                        owner._db.move(src, dest, value)
+
+                def __repr__(self) -> str:
+                    return f"FindingsDatabase({owner._db!r})"
+
+            self._proxy = _Proxy()
+        return self._proxy
+
+    def _note(self, key: bytes) -> None:
+        if self._tally is None or key.endswith(_DERIVED_KEYS):
+            return
+        test = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0] or "?"
+        with contextlib.suppress(OSError), open(self._tally, "a", encoding="utf-8") as tally:
+            tally.write(test + "\n")
+
+
+_DERIVED_KEYS = (b".secondary", b".pareto")  # Hypothesis's other corpora beside a test's failing examples
+FINDINGS = FindingsDatabase()
+
+
+def kept_findings(folder: Path) -> int:
+    """The failing examples an environment's database holds now: what the next run replays."""
+    from hypothesis.database import DirectoryBasedExampleDatabase
+
+    if not folder.is_dir():
+        return 0
+    db = DirectoryBasedExampleDatabase(folder)
+    keys = [key for key in db.fetch(DirectoryBasedExampleDatabase._metakeys_name) if not key.endswith(_DERIVED_KEYS)]
+    return sum(1 for key in keys for _ in db.fetch(key))
+
+
+class RunRecord:
+    """The controller's record of how the run fuzzed, added to summary.json once it is
+    written: `seed_source` (how the seed was chosen: SEED_SOURCES) and `replay` (the
+    environment's findings database, how many saved failing examples the run replayed, by
+    test, and how many it keeps for the next run); and a line on the console."""
+
+    def __init__(self, state: RunState) -> None:
+        self.state = state
+        self._record: dict[str, Any] | None = None
+
+    def record(self) -> dict[str, Any]:
+        if self._record is None:
+            by_test: dict[str, int] = {}
+            folder = Path(self.state.schedule_dir) if self.state.schedule_dir else None
+            for tally in sorted(folder.glob("replayed-*.log")) if folder and folder.is_dir() else []:
+                with contextlib.suppress(OSError):
+                    for line in tally.read_text(encoding="utf-8").splitlines():
+                        by_test[line] = by_test.get(line, 0) + 1
+            database = Path(self.state.findings_db) if self.state.findings_db else None
+            described = database.with_suffix(".json") if database is not None else None
+            if database is not None and described is not None and database.is_dir() and not described.exists():
+                from conformance.profiles import load_profile
+
+                with contextlib.suppress(OSError, HarnessError):
+                    environment = _environment(load_profile(self.state.profile_ref), self.state.faults)
+                    described.write_text(json.dumps(environment, indent=2) + "\n", encoding="utf-8")
+            self._record = {
+                "seed_source": self.state.seed_source,
+                "replay": {"database": self.state.findings_db, "replayed": sum(by_test.values()),
+                           "by_test": dict(sorted(by_test.items())),
+                           "kept": kept_findings(Path(self.state.findings_db)) if self.state.findings_db else 0},
+            }
+        return self._record
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Any:
+        result = yield  # the summary collector writes summary.json (trylast) within
+        summary = Path(self.state.report_dir) / "summary.json"
+        with contextlib.suppress(OSError, ValueError):
+            data = json.loads(summary.read_text(encoding="utf-8"))
+            data.update(self.record())
+            summary.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+        return result
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        record = self.record()
+        replay = record["replay"]
+        how = {"derived": "derived from the profile's name and targets", "profile": "the profile's [fuzz] seed",
+               "--seed": "given with --seed", "random": "drawn at random (--seed random)"}[record["seed_source"]]
+        terminalreporter.write_line(
+            f"fuzzing seed {self.state.seed} ({how}); {replay['replayed']} saved failing example(s) of earlier runs "
+            f"replayed first, {replay['kept']} kept for the next run ({replay['database']})")
 
 
 def count_probes(profile: Profile, state: RunState, run: Any) -> None:

@@ -313,3 +313,45 @@ def test_soap_wsdl_writes_a_wsdl_a_client_loads(tmp_path: Path) -> None:
     assert port.binding_options["address"] == url
     operation = port.binding.get("RegistryRequestNetbeheerderServiceResponse")  # seed 001 part 4
     assert operation.soapaction == "urn:registry:graafbericht/RequestNetbeheerderServiceResponse"
+
+
+def test_a_configuration_error_in_the_run_leaves_no_folder_it_made(tmp_path: Path) -> None:
+    """Issue 43: every configuration error left an empty run folder (and `matrix reports/*` failed
+    on them). Found once the run has started (here: a waivers file that is not there), the
+    folders the run made go; a folder the user named that was there before stays."""
+    missing = str(tmp_path / "no-waivers.toml")
+    nested = tmp_path / "reports" / "nightly" / "vendor-a"
+    result = run_cli("run", "--suite", "soap", "-n", "0", "--no-html", "--waivers", missing, "--report-dir", str(nested))
+    assert result.returncode == 2 and "no-waivers.toml" in result.stderr, result.stdout[-2000:] + result.stderr[-2000:]
+    assert_clean(result)
+    assert not (tmp_path / "reports").exists(), "neither the run folder nor the parents it made stay"
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("kept")
+    result = run_cli("run", "--suite", "soap", "-n", "0", "--no-html", "--waivers", missing, "--report-dir", str(mine))
+    assert result.returncode == 2
+    assert (mine / "notes.txt").read_text() == "kept"
+    # The same through pytest itself, found by the plugin's preparation after it made the folder
+    # (a secret not set): no folder of its making stays.
+    plain = tmp_path / "plain" / "run"
+    env = {k: v for k, v in os.environ.items() if k != "UNSET_VENDOR_KEY"}
+    result = subprocess.run([sys.executable, "-m", "pytest", "suites/address", "-p", "no:cacheprovider", "-q",
+                             "--profile", vendor_profile(tmp_path, "http://127.0.0.1:9/v2", "UNSET_VENDOR_KEY"),
+                             "--report-dir", str(plain)],
+                            capture_output=True, text=True, timeout=120, cwd=REPO_ROOT, env=env)
+    assert result.returncode == 2 and "UNSET_VENDOR_KEY" in result.stdout + result.stderr, result.stdout[-2000:]
+    assert not (tmp_path / "plain").exists()
+
+
+def test_the_seed_option_takes_a_number_or_random() -> None:
+    from conformance.cli import build_parser, build_pytest_args
+
+    parser = build_parser()
+    args = parser.parse_args(["run", "--seed", "12"])
+    assert "--hypothesis-seed" in (built := build_pytest_args(args, profile_ref="p", report_dir=Path("/r"), suites=[]))
+    assert built[built.index("--hypothesis-seed") + 1] == "12"
+    assert parser.parse_args(["run", "--seed", "random"]).seed == "random"
+    default = build_pytest_args(parser.parse_args(["run"]), profile_ref="p", report_dir=Path("/r"), suites=[])
+    assert "--hypothesis-seed" not in default  # the run derives it from the profile
+    with pytest.raises(SystemExit):
+        parser.parse_args(["run", "--seed", "-3"])

@@ -95,3 +95,50 @@ def test_bad_input_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], b
     assert main(["diff", good, str(folder)]) == 2
     err = capsys.readouterr().err
     assert str(folder) in err and "Traceback" not in err
+
+
+def fuzzed_run(parent: Path, name: str, seed: int, source: str, by_test: dict[str, int], *entries: dict[str, Any]) -> str:
+    folder = Path(run_dir(parent, name, *entries))
+    data = json.loads((folder / "summary.json").read_text())
+    data.update(seed=seed, seed_source=source,
+                replay={"database": "/cache/findings/x", "replayed": sum(by_test.values()), "by_test": by_test, "kept": 1})
+    (folder / "summary.json").write_text(json.dumps(data))
+    return str(folder)
+
+
+def test_a_regression_between_runs_of_other_seeds_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 43: a fuzzing finding of one seed is no regression of the server by itself."""
+    test_id = "suites/address/test_contract.py::test_zoek"
+    old = fuzzed_run(tmp_path, "old", 11, "derived", {}, entry("address.contract.zoek", "passed", test=test_id))
+    new = fuzzed_run(tmp_path, "new", 42, "random", {}, entry("address.contract.zoek", "failed", test=test_id,
+                                                              reason="X-Pagination-Page disagrees"))
+    code, out = diff(capsys, old, new)
+    assert code == 1  # still a regression: the verdicts differ, and the diff says why they may
+    assert "seed 11 (derived from the profile's name and targets)" in out[0]
+    assert "seed 42 (drawn at random)" in out[1]
+    at = out.index("REGRESSED (pass -> fail): 1")
+    assert out[at + 1].startswith("  note: the runs fuzzed with different seeds (11 -> 42)")
+    assert "address.contract.zoek" in out[at + 2]
+
+
+def test_a_fix_found_by_a_replayed_finding_names_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    test_id = "suites/address/test_contract.py::test_stateful_links"
+    old = fuzzed_run(tmp_path, "old", 7, "derived", {}, entry("address.contract.stateful_links", "passed", test=test_id))
+    new = fuzzed_run(tmp_path, "new", 7, "derived", {test_id: 2},
+                     entry("address.contract.stateful_links", "failed", test=test_id, reason="X-Pagination-Page"))
+    code, out = diff(capsys, old, new)
+    assert code == 1
+    assert "replayed 2 saved failing example(s) of earlier runs first" in out[1]
+    assert "replayed no saved failing example" in out[0]
+    at = out.index("REGRESSED (pass -> fail): 1")
+    assert "the new run replayed 2 saved failing example(s) first" in out[at + 1]
+    assert "the runs fuzzed with different seeds" not in out[at + 1]  # the same seed
+    assert out[at + 2].endswith("[the new run replayed 2 saved failing example(s) of this test first]")
+
+
+def test_runs_of_one_seed_without_replay_carry_no_note(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    old = fuzzed_run(tmp_path, "old", 7, "profile", {}, entry("a.x", "passed"))
+    new = fuzzed_run(tmp_path, "new", 7, "profile", {}, entry("a.x", "failed", reason="broke"))
+    code, out = diff(capsys, old, new)
+    assert code == 1 and not any("note:" in line for line in out)
+    assert "seed 7 (the profile's [fuzz] seed); replayed no saved failing example" in out[0]

@@ -135,15 +135,24 @@ def test_the_html_table_shows_the_environments_in_chromium(runs: dict[str, Path]
     assert "unreachable" in html.unescape(cells[2][1])
 
 
-def test_a_directory_without_a_summary_is_exit_2_naming_it(runs: dict[str, Path], tmp_path: Path,
-                                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_what_is_not_a_run_is_skipped_and_nothing_but_that_is_exit_2(runs: dict[str, Path], tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
     empty = tmp_path / "not-a-run"
     empty.mkdir()
-    assert main(["matrix", str(runs["conforming"]), str(empty), "--out", str(tmp_path / "out")]) == 2
+    note = tmp_path / "README.md"
+    note.write_text("# reports\n")
+    assert main(["matrix", str(runs["conforming"]), str(empty), str(note), "--out", str(tmp_path / "out")]) == 0
     printed = capsys.readouterr()
-    assert str(empty) in printed.err and "summary.json" in printed.err
+    assert f"skipped {empty}: no summary.json" in printed.err and f"skipped {note}: a file" in printed.err
+    assert (tmp_path / "out" / MARKDOWN_FILE).is_file()
+    # Nothing that is a run: exit 2, naming them, and nothing written.
+    assert main(["matrix", str(empty), str(note), "--out", str(tmp_path / "out2")]) == 2
+    printed = capsys.readouterr()
+    assert f"none of {empty}, {note} is a run directory" in printed.err
     assert "Traceback" not in printed.out + printed.err
-    assert not (tmp_path / "out").exists()  # nothing half-written
+    assert not (tmp_path / "out2").exists()  # nothing half-written
+    assert main(["matrix", str(tmp_path / "no-such-run"), "--out", str(tmp_path / "out2")]) == 2
+    assert "no-such-run: no such run directory" in capsys.readouterr().err
 
     broken = tmp_path / "broken-run"
     broken.mkdir()
@@ -154,3 +163,29 @@ def test_a_directory_without_a_summary_is_exit_2_naming_it(runs: dict[str, Path]
 
     assert main(["matrix"]) == 2  # argparse: at least one RUN_DIR
     capsys.readouterr()
+
+
+def test_matrix_over_reports_star_with_a_configuration_error_attempt(runs: dict[str, Path], tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 43: `conformance matrix reports/*`, the README's and the CI recipe's command, over a
+    reports folder with its README.md, the empty folder an older harness left for a configuration
+    error, and a configuration-error attempt of this one (which leaves no folder at all)."""
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    for name, run in runs.items():
+        shutil.copytree(run, reports / name)
+    (reports / "README.md").write_text("the nightly runs\n")
+    (reports / "20260101T000000Z-vendor-old").mkdir()  # what a configuration error used to leave
+    attempt = reports / "vendor-attempt"
+    result = run_cli("run", "--suite", "soap", "-n", "0", "--no-html", "--waivers", str(tmp_path / "missing.toml"),
+                     "--report-dir", str(attempt))
+    assert result.returncode == 2, result.stdout[-2000:] + result.stderr[-2000:]
+    assert "missing.toml" in result.stderr
+    assert not attempt.exists(), "a configuration error leaves no run folder"
+    assert main(["matrix", *sorted(str(p) for p in reports.iterdir()), "--out", str(tmp_path / "matrix")]) == 1
+    printed = capsys.readouterr()
+    assert "README.md: a file, not a run directory" in printed.err
+    assert "20260101T000000Z-vendor-old: no summary.json" in printed.err
+    table = (tmp_path / "matrix" / MARKDOWN_FILE).read_text()
+    for verdict in ("CONFORMS (exit 0)", "DOES NOT CONFORM (exit 1)", "UNREACHABLE (exit 3)"):
+        assert verdict in table

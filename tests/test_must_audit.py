@@ -180,3 +180,41 @@ def test_every_rule_of_the_seeds_is_judged() -> None:
     for seed, expected in NOT_JUDGEABLE.items():
         assert counts[seed].not_judged == expected, f"{seed}: rules without a judging check"
         assert counts[seed].rules_judged == counts[seed].rules - len(expected)
+
+
+# --- where the audit finds the specification texts ---------------------------------------------------
+def test_an_installed_copy_names_the_option_and_the_variable(monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 43: an installed copy looked for the seeds at a path inside site-packages."""
+    from conformance.cli import main
+    from conformance.requirements import audit
+
+    monkeypatch.delenv("CONFORMANCE_SEEDS_DIR", raising=False)
+    monkeypatch.setattr(audit, "seeds_dir", lambda: None)  # as in site-packages: no checkout beside it
+    assert main(["requirements", "--audit"]) == 2
+    err = capsys.readouterr().err
+    assert "--seeds DIR" in err and "CONFORMANCE_SEEDS_DIR" in err and "Traceback" not in err
+    assert "000_cca6f102b48e2c17.txt" in err  # which files it needs
+
+
+def test_a_seeds_folder_without_the_texts_is_exit_2_naming_what_it_lacks(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.cli import main
+
+    (tmp_path / "000_cca6f102b48e2c17.txt").write_text("part 4\n")
+    assert main(["requirements", "--audit", "--seeds", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path} (--seeds) lacks 001_" in err and "000_" not in err.split("lacks", 1)[1].split(";")[0]
+    assert main(["requirements", "--audit", "--seeds", str(tmp_path / "nowhere")]) == 2
+    assert "are not at" in capsys.readouterr().err
+
+
+def test_the_variable_names_the_seeds_of_an_installed_copy(seeds: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.cli import main
+
+    monkeypatch.setenv("CONFORMANCE_SEEDS_DIR", str(seeds))
+    out = tmp_path / "audit.md"
+    assert main(["requirements", "--audit", "--out", str(out)]) in (0, 1)  # judged, not a usage error
+    assert out.read_text(encoding="utf-8") == render_markdown(run_audit(seeds_dir=seeds))
+    capsys.readouterr()

@@ -32,12 +32,19 @@ def test_the_skeleton_names_every_key_of_the_schema() -> None:
     assert set(ADDRESS_SAMPLES) <= flat
 
 
-def test_new_writes_a_profile_that_loads_and_prints_the_next_steps(tmp_path: Path,
-                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_new_writes_a_profile_that_loads_once_its_host_is_filled(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["profile", "new", "vendor-x", "--out", str(tmp_path)]) == 0
     written = tmp_path / "vendor-x.toml"
+    from conformance.errors import ConfigError
+
+    # As written, its one required placeholder is exit 2 naming the key, before any request.
+    with pytest.raises(ConfigError, match=r"key services\.address\.base_url = .*placeholder <host>"):
+        load_profile(str(written))
+    written.write_text(written.read_text().replace("<host>", "api.vendor-x.example"))
     profile = load_profile(str(written))
     assert profile.name == "vendor-x" and profile.address is not None and profile.auth is None
+    assert profile.address.base_url == "https://api.vendor-x.example/lvbag/individuelebevragingen/v2"
     out = capsys.readouterr().out
     assert "export VENDOR_X_API_KEY" in out and "pki init" in out and "conformance run --profile" in out
     assert main(["profile", "new", "vendor-x", "--out", str(tmp_path)]) == 2  # never overwritten
@@ -82,3 +89,24 @@ def test_the_readme_names_every_address_and_run_key_with_every_sample() -> None:
     for name in ADDRESS_SAMPLES:
         assert f"`{name}`" in readme[readme.index("| sample | what it must be |"):], f"README sample table lacks {name}"
     assert "conformance discover" in samples
+
+
+def test_the_unfilled_skeleton_is_exit_2_before_any_folder_or_request(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str],
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 43: `conformance run` on the skeleton tried https://<host> and said "unreachable" (exit 3)."""
+    assert main(["profile", "new", "vendor-x", "--out", str(tmp_path)]) == 0
+    capsys.readouterr()
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "--profile", str(tmp_path / "vendor-x.toml"), "--no-html"]) == 2
+    err = capsys.readouterr().err
+    assert "services.address.base_url" in err and "<host>" in err and "Traceback" not in err
+    assert not (tmp_path / "reports").exists()  # no report folder made
+    assert main(["discover", "--profile", str(tmp_path / "vendor-x.toml")]) == 2
+    assert "services.address.base_url" in capsys.readouterr().err
+
+
+def test_the_skeleton_says_how_the_seed_is_chosen() -> None:
+    text = skeleton("vendor-x")
+    assert "# seed = 12345" in text and "derived from the profile's name and its targets' URLs" in text
+    assert "--seed random" in text

@@ -123,3 +123,44 @@ mock = false
 auth_url = "https://auth.vendor.example"
 """
     assert load_profile(write(tmp_path, text)).auth.resource_servers == ()
+
+
+def test_an_unfilled_placeholder_is_exit_2_naming_its_key(tmp_path: Path) -> None:
+    """Issue 43: the skeleton's `https://<host>` was tried, and called unreachable (exit 3)."""
+    text = VALID.replace("https://vendor.example/v2", "https://<host>/lvbag/individuelebevragingen/v2")
+    with pytest.raises(ConfigError) as info:
+        load_profile(write(tmp_path, text))
+    message = str(info.value)
+    assert "key services.address.base_url = 'https://<host>/lvbag/individuelebevragingen/v2'" in message
+    assert "placeholder <host>" in message and message.startswith(str(tmp_path / "vendor.toml"))
+
+
+def test_every_placeholder_is_named_at_once_in_urls_ids_and_files(tmp_path: Path) -> None:
+    text = VALID + """
+[services.address.samples]
+pand = "<id>"
+[services.auth]
+mock = false
+auth_url = "https://<auth-host>"
+[services.auth.clients]
+confidential = "<id>"
+"""
+    with pytest.raises(ConfigError) as info:
+        load_profile(write(tmp_path, text))
+    message = str(info.value)
+    for key in ("services.address.samples.pand", "services.auth.auth_url", "services.auth.clients.confidential"):
+        assert f"key {key} = " in message, key
+    assert "services.address.base_url" not in message  # filled in: not named
+
+
+def test_prose_and_html_patterns_may_hold_angle_brackets(tmp_path: Path) -> None:
+    text = VALID.replace('"a vendor\'s environment"', '"<vendor X> acceptance"') + """
+[services.auth]
+mock = false
+auth_url = "https://auth.vendor.example"
+[services.auth.login]
+approve_pattern = "<button[^>]*>Toestaan"
+"""
+    profile = load_profile(write(tmp_path, text))
+    assert profile.description == "<vendor X> acceptance"
+    assert profile.auth is not None and profile.auth.login["approve_pattern"].startswith("<button")

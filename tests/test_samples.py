@@ -235,3 +235,127 @@ def test_a_sample_that_cannot_be_judged_is_kept_as_given(tmp_path: Path) -> None
                   sent=1)
     assert load_profile(str(path)).address.samples == {"pand": "1951100000000120"}
     assert "as given, not verified: GET /adresseerbareobjecten -> 503" in path.read_text()
+
+
+# --------------------------------------------------------------------------- issue 43: what discover owns
+def test_discover_keeps_the_skeletons_comments_and_other_sections(tmp_path: Path, mock: tuple[str, str]) -> None:
+    """`discover` dropped the commented auth and SOAP template (about 60 lines) of a profile
+    `profile new` wrote. It changes only the samples and their record now, and prefers samples
+    that have what checks need beyond their contracts (the full data's first candidate for
+    adresseerbaarobject_eindstatus has no building: another is taken)."""
+    from conformance.profile_new import skeleton
+
+    url, key = mock
+    path = tmp_path / "vendor-x.toml"
+    original = skeleton("vendor-x").replace("https://<host>/lvbag/individuelebevragingen/v2", url)
+    path.write_text(original)
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "discover", "--profile", str(path)],
+                          capture_output=True, text=True, timeout=600, cwd=REPO_ROOT,
+                          env={**os.environ, "VENDOR_X_API_KEY": key})
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    written = path.read_text()
+    head = original[:original.index("[services.address.samples]")]
+    tail = original[original.index("# --- the authorization server"):]
+    assert written.startswith(head), "what precedes the samples is kept byte for byte"
+    assert written.endswith(tail), "the auth and SOAP templates and every section after them are kept byte for byte"
+    assert tail.count("\n") > 60
+    profile = load_profile(str(path))
+    assert set(profile.address.samples) == set(ADDRESS_SAMPLES)
+    assert set(profile.address.samples_verified) == {"at", *ADDRESS_SAMPLES}
+    assert '# pand = "..."' not in written  # the skeleton's placeholders of what was written are filled in
+    assert "lacks what checks need beyond its contract: no building (maaktDeelUitVan)" in proc.stdout
+    assert "sample properties checks still lack" not in proc.stdout  # the samples taken have them
+    # A second discovery changes the samples' lines only.
+    again = subprocess.run([sys.executable, "-m", "conformance.cli", "discover", "--profile", str(path)],
+                           capture_output=True, text=True, timeout=600, cwd=REPO_ROOT,
+                           env={**os.environ, "VENDOR_X_API_KEY": key})
+    assert again.returncode == 0, again.stdout[-2000:]
+    rewritten = path.read_text()
+    assert rewritten.startswith(head) and rewritten.endswith(tail)
+    assert [line for line in rewritten.splitlines() if "written by" not in line and not line.startswith("at = ")] == \
+        [line for line in written.splitlines() if "written by" not in line and not line.startswith("at = ")]
+
+
+def test_write_samples_keeps_comments_inside_and_around_the_samples(tmp_path: Path) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text("""# my profile
+[profile]
+name = "p"   # short
+description = "d"
+
+[services.address]
+mock = false
+base_url = "http://127.0.0.1:1/v2"
+[services.address.secrets]
+api_key = "K"
+
+[services.address.samples]   # the samples
+# chosen with the vendor, ticket REG-7
+pand = "1"
+# [services.auth]
+# auth_url = "https://auth.example"   # later
+
+[limits]
+requests_per_second = 2   # their rate
+""")
+    write_samples(path, {"pand": C.Verdict("pand", "2", "verified", "holds 48 addressable objects")}, sent=5)
+    text = path.read_text()
+    assert text.startswith('# my profile\n[profile]\nname = "p"   # short\n')
+    assert "[services.address.samples]   # the samples\n# chosen with the vendor, ticket REG-7\n" in text
+    assert 'pand = "2" # holds 48 addressable objects' in text and 'pand = "1"' not in text
+    assert text.index("# [services.auth]") > text.index("[services.address.samples_verified]")
+    assert '# auth_url = "https://auth.example"   # later\n\n[limits]\nrequests_per_second = 2   # their rate\n' in text
+    assert load_profile(str(path)).address.samples_verified["pand"] == "2"
+
+
+def _object(ident: str, *, buildings: list[str], main: str | None = "0363200000000001", established: str = "N",
+            point: tuple[float, float] | None = (120000.0, 480000.0), registered: str | None = "2020-01-01T00:00:00",
+            begin: str = "2010-01-01") -> dict:
+    data: dict = {"identificatie": ident, "maaktDeelUitVan": buildings, "geconstateerd": established,
+                  "voorkomen": {"beginGeldigheid": begin, "tijdstipRegistratie": registered}}
+    if main:
+        data["heeftAlsHoofdAdres"] = main
+    if point:
+        data["geometrie"] = {"punt": {"type": "Point", "coordinates": list(point)}}
+    return {"verblijfsobject": {"verblijfsobject": data}}
+
+
+def _collection(name: str, items: list[dict]) -> Exchange:
+    return answer(200, {"_embedded": {name: items}})
+
+
+def test_the_properties_checks_need_beyond_a_contract_are_named_as_their_reasons() -> None:
+    ident = "0363010000000001"
+    moved = [_object(ident, buildings=["0363100000000001"], begin="2010-01-01"),
+             _object(ident, buildings=["0363100000000002"], begin="2015-01-01")]
+    gaps = C.missing_properties(scripted(_collection("voorkomens", moved), answer(200, moved[1])),
+                                "adresseerbaarobject_historie", ident)
+    assert [g.what for g in gaps] == [f"no building (maaktDeelUitVan) of the sample adresseerbaarobject_historie {ident} "
+                                      "in every occurrence"]
+    assert gaps[0].checks == ("address.adresseerbareobjecten.geldig_op [pandIdentificaties]",
+                              "address.adresseerbareobjecten.beschikbaar_op [pandIdentificaties]")
+    steady = [_object(ident, buildings=["0363100000000001"]), _object(ident, buildings=["0363100000000001"])]
+    assert C.missing_properties(scripted(_collection("voorkomens", steady), answer(200, steady[1])),
+                                "adresseerbaarobject_historie", ident) == []
+    plain = [_object(ident, buildings=["0363100000000001"])]
+    box = C.missing_properties(scripted(_collection("adresseerbareObjecten", plain)), "bbox", "1,1,2,2")
+    assert [g.what for g in box] == ["no sample box holding an established (geconstateerd) object"]
+    held = [_object(ident, buildings=["0363100000000001"], established="J")]
+    assert C.missing_properties(scripted(_collection("adresseerbareObjecten", held)), "bbox", "1,1,2,2") == []
+    assert C.missing_properties(scripted(answer(503, {})), "bbox", "1,1,2,2") is None  # the server's answer: unjudged
+    assert C.missing_properties(scripted(), "pand", "1") == []  # nothing asked of it beyond its contract
+
+
+def test_discover_says_what_to_add_for_each_property_lacking() -> None:
+    from conformance.samples.cli import property_lines
+
+    gap = C.Missing("no sample box holding an established (geconstateerd) object",
+                    ("address.adresseerbareobjecten.geconstateerd_filter",))
+    lines = property_lines({"bbox": [gap], "pand": []}, rediscovered=False)
+    assert lines[0].startswith("sample properties checks still lack (1;")
+    assert "bbox: no sample box holding an established (geconstateerd) object: " \
+           "address.adresseerbareobjecten.geconstateerd_filter not judged" in lines[1]
+    assert "(services.address.samples.bbox)" in lines[2] and "geconstateerd" in lines[2]
+    assert "`conformance discover --all`" in lines[-1]
+    assert "--query" in property_lines({"bbox": [gap]}, rediscovered=True)[-1]
+    assert property_lines({"pand": [], "bbox": None}, rediscovered=False) == []

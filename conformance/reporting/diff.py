@@ -12,7 +12,12 @@ another too has regressed:
 * waived: failing now, with a waiver accepting it ("failed, waived"), and not waived before
   (a waived case that fails again once its waiver expired is newly failing).
 
-The header gives each run's MUST coverage.
+The header gives each run's MUST coverage, and how each run fuzzed: its seed and how it was
+chosen, and the saved failing examples of earlier runs it replayed first (summary.json
+`seed_source`, `replay`). When the seeds differ, or either run replayed saved findings, the
+generated-request checks of the two runs were not asked the same questions: the REGRESSED,
+NEWLY FAILING and FIXED sections say so, and each of their lines whose test replayed saved
+findings says how many.
 
 Something regressed when either of the first two lists is non-empty: exit 1.
 """
@@ -39,6 +44,7 @@ class Change:
     old: str  # outcome, or "absent"
     new: str
     note: str = ""  # the new failure's reason, or the old and new observed values
+    test: str = ""  # the test case (its node id), for what summary.json says of it (replayed findings)
 
 
 @dataclass
@@ -88,7 +94,7 @@ def compare(old: dict[str, Any], new: dict[str, Any]) -> RunDiff:
             diff.removed.append(Change(name, a["severity"], a["outcome"], "absent"))
             continue
         old_outcome = a["outcome"] if a else "absent"
-        change = Change(name, b["severity"], old_outcome, b["outcome"], b.get("reason") or "")
+        change = Change(name, b["severity"], old_outcome, b["outcome"], b.get("reason") or "", key[1])
         if a is None:
             diff.new.append(change)
         if old_outcome in _GOOD and b["outcome"] in _BAD:
@@ -98,7 +104,7 @@ def compare(old: dict[str, Any], new: dict[str, Any]) -> RunDiff:
         elif b["outcome"] == "waived" and old_outcome != "waived":
             diff.waived.append(change)
         elif old_outcome in (*_BAD, "waived") and b["outcome"] in _GOOD:
-            diff.fixed.append(Change(name, b["severity"], old_outcome, b["outcome"]))
+            diff.fixed.append(Change(name, b["severity"], old_outcome, b["outcome"], test=key[1]))
         elif old_outcome in (*_GOOD, "failed") and b["outcome"] == "not_judged":
             diff.unjudged.append(change)
         elif a is None:
@@ -140,12 +146,56 @@ def _clip(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+_SEED_SOURCE = {"derived": "derived from the profile's name and targets", "profile": "the profile's [fuzz] seed",
+                "--seed": "given with --seed", "random": "drawn at random"}
+
+
+def fuzzing(summary: dict[str, Any]) -> str:
+    """How a run fuzzed, for the header: "seed 123 (derived ...); replayed 2 saved failing examples"."""
+    seed = summary.get("seed")
+    if seed is None:
+        return "no fuzzing seed (judged recorded traffic)" if summary.get("traffic") else "no fuzzing seed recorded"
+    source = _SEED_SOURCE.get(str(summary.get("seed_source")), "how it was chosen not recorded")
+    replayed = _replayed(summary)
+    return f"seed {seed} ({source}); " + (f"replayed {replayed} saved failing example(s) of earlier runs first"
+                                          if replayed else "replayed no saved failing example")
+
+
+def _replayed(summary: dict[str, Any]) -> int:
+    replay = summary.get("replay")
+    return int(replay.get("replayed") or 0) if isinstance(replay, dict) else 0
+
+
+def _replayed_by(summary: dict[str, Any]) -> dict[str, int]:
+    replay = summary.get("replay")
+    by_test = replay.get("by_test") if isinstance(replay, dict) else None
+    return {str(k): int(v) for k, v in by_test.items()} if isinstance(by_test, dict) else {}
+
+
+def fuzzing_caveat(old: dict[str, Any], new: dict[str, Any]) -> str:
+    """Why a generated-request check may differ between the runs for no change of the server:
+    other seeds, or saved failing examples one of them replayed first. "" when neither."""
+    parts = []
+    if old.get("seed") is not None and new.get("seed") is not None and old.get("seed") != new.get("seed"):
+        parts.append(f"the runs fuzzed with different seeds ({old.get('seed')} -> {new.get('seed')})")
+    replayed = [f"the {name} run replayed {n} saved failing example(s) first"
+                for name, n in (("old", _replayed(old)), ("new", _replayed(new))) if n]
+    parts += replayed
+    if not parts:
+        return ""
+    return ("note: " + " and ".join(parts) + ": a check of generated requests (contract fuzzing) may pass in one "
+            "run and fail in the other without the server changing; replay one run's seed with `conformance run "
+            "--seed N` to compare like with like")
+
+
 def render(diff: RunDiff, old: dict[str, Any], new: dict[str, Any], old_name: str, new_name: str) -> list[str]:
     """Plain aligned text: readable in a terminal and in a CI log alike."""
     lines = [f"old: {old_name}  (profile {old.get('profile')}, started {old.get('started')}; "
-             f"{coverage.of_summary(old)['line']})",
+             f"{coverage.of_summary(old)['line']}; {fuzzing(old)})",
              f"new: {new_name}  (profile {new.get('profile')}, started {new.get('started')}; "
-             f"{coverage.of_summary(new)['line']})"]
+             f"{coverage.of_summary(new)['line']}; {fuzzing(new)})"]
+    caveat = fuzzing_caveat(old, new)
+    replayed = {"old": _replayed_by(old), "new": _replayed_by(new)}
     sections = (
         ("REGRESSED (pass -> fail)", diff.regressed), ("NEWLY FAILING MUST checks", diff.newly_failing),
         ("FIXED (fail -> pass)", diff.fixed), ("NO LONGER JUDGED (judged -> not judged)", diff.unjudged),
@@ -155,10 +205,22 @@ def render(diff: RunDiff, old: dict[str, Any], new: dict[str, Any], old_name: st
     )
     for title, changes in sections:
         lines.append(f"{title}: {len(changes)}")
+        verdict_section = changes is diff.regressed or changes is diff.newly_failing or changes is diff.fixed
+        if caveat and verdict_section and changes:
+            lines.append(f"  {caveat}")
         width = max((len(c.check) for c in changes), default=0)
         for c in changes:
             note = f"  {_clip(c.note)}" if c.note else ""
+            if verdict_section:
+                note += _replay_note(c, replayed)
             lines.append(f"  {c.severity:<11} {c.check:<{width}}  {c.old} -> {c.new}{note}")
     verdict = "REGRESSION (exit 1)" if diff.has_regression else "no regression (exit 0)"
     lines.append(f"verdict: {verdict}")
     return lines
+
+
+def _replay_note(change: Change, replayed: dict[str, dict[str, int]]) -> str:
+    """" [the new run replayed 2 saved failing examples of this test first]", or ""."""
+    said = [f"the {run} run replayed {n} saved failing example(s) of this test first"
+            for run in ("old", "new") if (n := replayed[run].get(change.test, 0))]
+    return f"  [{'; '.join(said)}]" if said else ""

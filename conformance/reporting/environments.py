@@ -14,6 +14,11 @@ too). A run that never reached its environment has no checks: its requirements a
 tested", with the run's stop reason (unreachable: ...) as the reason. Each environment's
 row carries its MUST coverage ("on 186 of 204 MUST checks (18 not judged: ...)").
 
+What is not a run is left out with a note on stderr, so `conformance matrix reports/*` takes
+the runs it meets: a file (reports/README.md, the mock's keys file) and a folder without
+summary.json. Exit 2 only when no argument is a run, a path does not exist, or a summary.json
+cannot be read.
+
 Written: environments.md (Markdown) and environments.html (one self-contained file, inline
 CSS and no script: it opens offline, from an artifact, in any browser).
 
@@ -25,6 +30,8 @@ checks selected" (2) counts as 4 here, since 2 is this command's own usage error
 from __future__ import annotations
 
 import html
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -93,14 +100,35 @@ class Table:
     rows: list[dict[str, Any]]
 
 
-def load_runs(run_dirs: list[Path]) -> list[RunColumn]:
-    """Each run directory's summary.json with its requirement rows. ConfigError (exit 2),
-    naming the path, for a directory without a readable summary.json."""
+def load_runs(run_dirs: list[Path], *, note: Callable[[str], None] | None = None) -> list[RunColumn]:
+    """Each run directory's summary.json with its requirement rows.
+
+    What is not a run is left out with a note (`note`, default: a line on stderr): a file (such
+    as reports/README.md) and a folder without summary.json (a run that stopped at a
+    configuration error before its report, or any other folder), so `conformance matrix
+    reports/*` takes the runs it meets. ConfigError (exit 2), naming the path, for a path that
+    does not exist, for a summary.json that cannot be read, and when no path is a run."""
     if not run_dirs:
         raise ConfigError("give at least one RUN_DIR (a run directory holding summary.json)")
+    say = note or (lambda line: print(f"conformance: {line}", file=sys.stderr))
+    missing = [str(d) for d in run_dirs if not d.exists()]
+    if missing:
+        raise ConfigError(f"{', '.join(missing)}: no such run directory")
+    found = []
+    for run_dir in run_dirs:
+        if not run_dir.is_dir():
+            say(f"skipped {run_dir}: a file, not a run directory")
+        elif not (run_dir / "summary.json").exists():
+            say(f"skipped {run_dir}: no summary.json, so not a run (a run that ended at a configuration "
+                "error leaves none)")
+        else:
+            found.append(run_dir)
+    if not found:
+        raise ConfigError(f"none of {', '.join(str(d) for d in run_dirs)} is a run directory "
+                          "(a folder holding a run's summary.json)")
     requirements, checks = load_requirements(), checks_index()
     runs = []
-    for run_dir in run_dirs:
+    for run_dir in found:
         summary = load_run(run_dir)
         try:
             rows = build_matrix(summary, requirements, checks)

@@ -14,7 +14,7 @@ from typing import Any
 
 from conformance.errors import ConfigError, ExitCode
 from conformance.profiles import ADDRESS_SAMPLES, load_profile
-from conformance.samples.contracts import KeyRefused
+from conformance.samples.contracts import PROPERTY_TEXT, KeyRefused, Missing
 from conformance.samples.discover import SEARCH_TERMS, discover
 
 
@@ -35,7 +35,7 @@ def add_discover_command(subparsers: Any) -> None:
 def cmd_discover(args: argparse.Namespace) -> int:
     from conformance.http.client import probe
     from conformance.run_setup import resolve_secrets
-    from conformance.samples.session import address_api, getter, write_samples
+    from conformance.samples.session import address_api, check_base_url, getter, write_samples
 
     profile = load_profile(args.profile)
     service = profile.address
@@ -52,25 +52,62 @@ def cmd_discover(args: argparse.Namespace) -> int:
     from conformance.openapi import responses
 
     api = address_api(profile, service.base_url, secrets)
+    others: list[Any] = []
+
+    def on_base(url: str) -> Any:
+        other = address_api(profile, url, secrets)
+        others.append(other)
+        return getter(other)
+
     print(f"discovering samples on {service.base_url} (at most {args.budget} requests)", flush=True)
     responses.start()  # every answer against its response schema: a violation is the server's finding
+    lacking: dict[str, list[Missing] | None] = {}
     try:
+        # A base URL that misses the API (its path prefix left out) finds nothing: say so now (exit 2).
+        check_base_url(profile, getter(api), probe_base=on_base, command="discover")
         verdicts, sent = discover(getter(api), dict(service.samples), budget=args.budget, rediscover=args.all,
-                                  terms=args.query or SEARCH_TERMS, log=lambda line: print("  " + line, flush=True))
+                                  terms=args.query or SEARCH_TERMS, log=lambda line: print("  " + line, flush=True),
+                                  properties=lacking)
     except KeyRefused as refused:
         raise ConfigError(f"the address API refuses the key in {service.secret_env['api_key']} "
                           f"(services.address.secrets.api_key): {refused}") from None
     finally:
-        api.close()
+        for client in (api, *others):
+            client.close()
         for line in console_findings(responses.stop()):
             print("  " + line, flush=True)
     found = [name for name in ADDRESS_SAMPLES if name in verdicts and verdicts[name].outcome != "lacks"]
     missing = [name for name in ADDRESS_SAMPLES if name not in found]
     print(f"{len(found)} of {len(ADDRESS_SAMPLES)} samples found in {sent} requests"
           + (f"; not found: {', '.join(missing)}" if missing else ""))
+    for line in property_lines(lacking, rediscovered=args.all):
+        print(line)
+    if not found:
+        print(f"no sample found: if the address API answers under another path than {service.base_url}, correct "
+              "services.address.base_url; if its data is sparse, start the search from words of its own street "
+              "names with --query")
     if args.dry_run:
         print("dry run: the profile is unchanged")
     else:
-        write_samples(profile.path, verdicts, sent)
-        print(f"written to {profile.path} [services.address.samples]")
+        write_samples(profile.path, verdicts, sent, lacking)
+        print(f"written to {profile.path} [services.address.samples] and [services.address.samples_verified]; "
+              "the rest of the file is unchanged")
     return int(ExitCode.OK if not missing else ExitCode.MUST_FAILED)
+
+
+def property_lines(lacking: dict[str, list[Missing] | None], *, rediscovered: bool) -> list[str]:
+    """What the samples taken still lack of what checks need beyond their contracts: each
+    property in the words of the not-judged reason, the checks it keeps from being judged,
+    and what to do (README "Samples")."""
+    gaps = {name: found for name, found in lacking.items() if found}
+    if not gaps:
+        return []
+    lines = [f"sample properties checks still lack ({sum(len(f) for f in gaps.values())}; those checks stay not judged):"]
+    for name, found in gaps.items():
+        for gap in found:
+            lines.append(f"  {name}: {gap.what}: {', '.join(gap.checks)} not judged")
+        lines.append(f"    {name} must also have: {PROPERTY_TEXT[name]} (services.address.samples.{name})")
+    lines.append("  name samples that have them by hand, or " + (
+        "search with other words (--query TERM) or a larger --budget" if rediscovered else
+        "run `conformance discover --all`, which prefers candidates that have them"))
+    return lines

@@ -395,3 +395,83 @@ def verify(get: Get, name: str, value: str, samples: dict[str, str]) -> Verdict:
         return Verdict(name, value, "unverifiable", str(why))
 
 
+
+
+# --------------------------------------------------------------------------- properties beyond the contract
+# What some checks need of a sample beyond its contract: without it they are not judged
+# (their reason names the property). `conformance discover` prefers candidates that have them
+# and reports what the samples it writes still lack. Each property is asked as its checks ask
+# it (conformance/checks/address/time_travel.py search_key, the geconstateerd filter's test).
+@dataclass(frozen=True)
+class Missing:
+    """One property a sample lacks, in the words of the not-judged reason it causes."""
+
+    what: str
+    checks: tuple[str, ...]  # the checks (with their case) that stay not judged
+
+
+def _search_keys(found: list[dict[str, Any]], what: str, checks: Callable[[str], tuple[str, ...]]) -> list[Missing]:
+    from conformance.checks.address import time_travel as T
+    from conformance.errors import NotJudged
+
+    missing = []
+    for kind in T.QUERY_KINDS:
+        try:
+            T.search_key(found, kind, what)
+        except NotJudged as why:
+            missing.append(Missing(why.what, checks(kind)))
+    return missing
+
+
+def _historie_properties(get: Get, value: str) -> list[Missing]:
+    what = f"the sample adresseerbaarobject_historie {value}"
+    valid = life_cycle(get, value, False)
+    missing = _search_keys(valid, what, lambda kind: (f"address.adresseerbareobjecten.geldig_op [{kind}]",
+                                                      f"address.adresseerbareobjecten.beschikbaar_op [{kind}]"))
+    _, data = addressable_object(get, value)
+    if E.parse_moment(E.voorkomen(data).get("tijdstipRegistratie")) is None:
+        missing.append(Missing("no sample object with a readable voorkomen.tijdstipRegistratie",
+                               ("address.adresseerbaarobject.beschikbaar_op",)))
+    return missing
+
+
+def _eindstatus_properties(get: Get, value: str) -> list[Missing]:
+    _, data = addressable_object(get, value)
+    return _search_keys([data], f"the sample adresseerbaarobject_eindstatus {value}",
+                        lambda kind: (f"address.adresseerbareobjecten.huidig [{kind}]",))
+
+
+def _bbox_properties(get: Get, value: str) -> list[Missing]:
+    found = items(get, "/adresseerbareobjecten", [("bbox", value)], "adresseerbareObjecten", pages=10)
+    if any(_read("bbox", lambda i=i: E.is_established(i)) for i in found):
+        return []
+    return [Missing("no sample box holding an established (geconstateerd) object",
+                    ("address.adresseerbareobjecten.geconstateerd_filter",))]
+
+
+PROPERTIES: dict[str, Callable[[Get, str], list[Missing]]] = {
+    "adresseerbaarobject_historie": _historie_properties,
+    "adresseerbaarobject_eindstatus": _eindstatus_properties,
+    "bbox": _bbox_properties,
+}
+# What each sample of PROPERTIES must have beyond its contract, as the README says it.
+PROPERTY_TEXT = {
+    "adresseerbaarobject_historie": "its valid occurrences share one main address and one building, each has "
+                                    "coordinates, all within 250000 m2, and its voorkomen.tijdstipRegistratie is readable",
+    "adresseerbaarobject_eindstatus": "it has a main address, a building and coordinates",
+    "bbox": "it holds an established (geconstateerd) object",
+}
+
+
+def missing_properties(get: Get, name: str, value: str) -> list[Missing] | None:
+    """What checks need of the sample beyond its contract and it lacks ([]: nothing), or None
+    when the server's answers do not allow the judgement. Raises Unanswered like `verify`."""
+    judge = PROPERTIES.get(name)
+    if judge is None:
+        return []
+    try:
+        return judge(get, value)
+    except Unanswered:
+        raise
+    except (Lacks, Unverifiable, Finding):
+        return None

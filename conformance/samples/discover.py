@@ -325,49 +325,81 @@ ORDER = (
 
 
 def discover(get: Get, known: dict[str, str], *, budget: int = 400, rediscover: bool = False,
-             terms: Iterable[str] = SEARCH_TERMS, log: Callable[[str], None] = lambda _: None) -> tuple[dict[str, Verdict], int]:
+             terms: Iterable[str] = SEARCH_TERMS, log: Callable[[str], None] = lambda _: None,
+             properties: dict[str, list[C.Missing] | None] | None = None) -> tuple[dict[str, Verdict], int]:
     """Every sample of ORDER: the profile's own when it meets its contract (unless
-    `rediscover`), else the first verified candidate. Returns (name -> verdict, requests sent);
-    a sample not found has the verdict of the last candidate tried, or none."""
+    `rediscover`), else the first verified candidate, preferring one that also has what checks
+    need beyond the contract (contracts.PROPERTIES). Returns (name -> verdict, requests sent);
+    a sample not found has the verdict of the last candidate tried, or none. `properties`,
+    when given, receives what each sample taken still lacks of those (None: not judged)."""
     d = Discovery(get, budget=budget, log=log)
     taken: dict[str, str] = {}
     verdicts: dict[str, Verdict] = {}
+    lacking: dict[str, list[C.Missing] | None] = {} if properties is None else properties
     try:
-        if not rediscover:
-            for name in ORDER:
-                if known.get(name):
-                    v = C.verify(d.get, name, known[name], {**known, **taken})
-                    verdicts[name] = v
-                    if v.outcome != "lacks":  # verified, or the server did not let it be judged
-                        taken[name] = v.value
-                        log(f"kept {name} = {v.value}: {v.detail}" if v.ok else
-                            f"kept {name} = {v.value} as given: not verified ({v.detail})")
-                    else:
-                        log(f"the profile's {name} = {v.value} is not taken: it {v.detail}")
-        d.start(known, terms)
-        d.squares()
-        d.buildings_addresses()
-        for name in ORDER:
-            if name in taken:
-                continue
-            tried: set[str] = set()
-            for value in candidates(d, name, taken):
-                if value in tried:
-                    continue
-                tried.add(value)
-                v = C.verify(d.get, name, value, taken)
-                verdicts[name] = v
-                if v.ok:
-                    taken[name] = value
-                    log(f"found {name} = {value}: {v.detail}")
-                    break
-                if len(tried) >= CANDIDATES_PER_SAMPLE:
-                    break
-            if name not in taken:
-                log(f"no {name} found" + (f" (last candidate {verdicts[name].value}: {verdicts[name].detail})"
-                                          if name in verdicts else ""))
+        _discover(d, known, taken, verdicts, lacking, rediscover=rediscover, terms=terms, log=log)
     except C.KeyRefused:
         raise
     except (OutOfBudget, BudgetExhausted, Unverifiable) as stop:
         log(f"stopped: {stop}")
     return verdicts, d.sent
+
+
+def _discover(d: Discovery, known: dict[str, str], taken: dict[str, str], verdicts: dict[str, Verdict],
+              lacking: dict[str, list[C.Missing] | None], *, rediscover: bool, terms: Iterable[str],
+              log: Callable[[str], None]) -> None:
+    def missing(name: str, value: str) -> list[C.Missing] | None:
+        found = C.missing_properties(d.get, name, value)
+        for m in found or []:
+            log(f"  {name} = {value} lacks what checks need beyond its contract: {m.what}")
+        return found
+
+    if not rediscover:
+        for name in ORDER:
+            if known.get(name):
+                v = C.verify(d.get, name, known[name], {**known, **taken})
+                verdicts[name] = v
+                if v.outcome != "lacks":  # verified, or the server did not let it be judged
+                    taken[name] = v.value
+                    log(f"kept {name} = {v.value}: {v.detail}" if v.ok else
+                        f"kept {name} = {v.value} as given: not verified ({v.detail})")
+                    if v.ok and name in C.PROPERTIES:
+                        lacking[name] = missing(name, v.value)
+                else:
+                    log(f"the profile's {name} = {v.value} is not taken: it {v.detail}")
+    d.start(known, terms)
+    d.squares()
+    d.buildings_addresses()
+    for name in ORDER:
+        if name in taken:
+            continue
+        tried: set[str] = set()
+        # The best verified candidate so far that lacks a property checks need (fewest first).
+        fallback: tuple[Verdict, list[C.Missing] | None] | None = None
+        try:
+            for value in candidates(d, name, taken):
+                if value in tried:
+                    continue
+                tried.add(value)
+                v = C.verify(d.get, name, value, taken)
+                if v.ok:
+                    gaps = missing(name, value) if name in C.PROPERTIES else []
+                    if gaps == []:
+                        verdicts[name], taken[name] = v, value
+                        lacking.pop(name, None)
+                        log(f"found {name} = {value}: {v.detail}")
+                        break
+                    if fallback is None or (gaps is not None and (fallback[1] is None or len(gaps) < len(fallback[1]))):
+                        fallback = (v, gaps)
+                elif fallback is None:
+                    verdicts[name] = v
+                if len(tried) >= CANDIDATES_PER_SAMPLE:
+                    break
+        finally:  # also when the budget ends the search: the best candidate found is taken
+            if name not in taken and fallback is not None:
+                verdicts[name], taken[name], lacking[name] = fallback[0], fallback[0].value, fallback[1]
+                log(f"found {name} = {fallback[0].value}: {fallback[0].detail} (the best of {len(tried)} "
+                    "candidates; it lacks what some checks need, above)")
+        if name not in taken:
+            log(f"no {name} found" + (f" (last candidate {verdicts[name].value}: {verdicts[name].detail})"
+                                      if name in verdicts else ""))

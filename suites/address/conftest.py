@@ -32,10 +32,11 @@ def auth_enforced_operations() -> set[str]:
 
 
 @pytest.fixture(scope="session")
-def address_schema(address_api, profile):
+def address_schema(address_api, profile, conformance_state):
     schema = load_schema(profile.address, address_api.base_url)
     # Headers set here are sent on every generated call, the stateful ones included.
     schema.config.update(base_url=address_api.base_url, headers=address_api.auth_headers())
+    _seeded(schema, conformance_state.seed)
     if not profile.safety.negative:  # no request designed to be refused: schemathesis's positive mode only
         from schemathesis import GenerationMode
 
@@ -43,6 +44,45 @@ def address_schema(address_api, profile):
     # Every request schemathesis makes goes through the harness's bounded, paced, recorded client.
     schema.app = BoundedForwarder(address_api.client)
     return schema
+
+
+def _seeded(schema, seed: int) -> None:
+    """The run's seed for every test generated from the description: schemathesis seeds each
+    operation's test from it (`hypothesis.seed`, its own seed mixed with the operation's
+    label), and the stateful test's machine carries it. Without it schemathesis draws a random
+    seed of its own every run, and --seed, the profile's seed and the derived one would not
+    reach them (README "Reports": the same profile against the same server fuzzes alike)."""
+    schema.config.seed = seed
+    make_machine = schema.as_state_machine
+
+    def as_state_machine():
+        machine = make_machine()
+        machine._hypothesis_internal_use_seed = seed  # what @hypothesis.seed sets: run_state_machine_as_test reads it
+        return machine
+
+    schema.as_state_machine = as_state_machine
+
+
+@pytest.fixture(autouse=True)
+def _findings_replayed(request):
+    """The environment's saved failing examples are replayed first (run_setup.FindingsDatabase):
+    each fuzzing test keeps its own under a key of its name (`_hypothesis_internal_add_digest`,
+    as Hypothesis's pytest plugin keys a parametrized test), the same in a checkout and an
+    installed copy. Hypothesis uses no example database while a run-wide seed is forced
+    (`--hypothesis-seed`, which the SOAP suite's generated tests are seeded by); these tests
+    carry their own seed (_seeded), so for them the forced one is lifted while they run."""
+    import hypothesis.core as hypothesis_core
+
+    handle = getattr(getattr(request.node, "obj", None), "hypothesis", None)
+    inner = getattr(handle, "inner_test", None)
+    if inner is not None:
+        inner._hypothesis_internal_add_digest = f"{request.node.path.stem}::{request.node.name}".encode()
+    forced = hypothesis_core.global_force_seed
+    hypothesis_core.global_force_seed = None
+    try:
+        yield
+    finally:
+        hypothesis_core.global_force_seed = forced
 
 
 @pytest.fixture(scope="session")
