@@ -18,6 +18,7 @@ each test took about a third longer.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -36,6 +37,11 @@ def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):
         return  # the controller compiles, once
     import compileall
+    import tempfile
+
+    # The runs of a test session keep the failing examples they find (the README's "The same
+    # verdict twice") in a folder of their own: none replays what another session found.
+    os.environ.setdefault("CONFORMANCE_FINDINGS_DIR", tempfile.mkdtemp(prefix="conformance-findings-"))
 
     from conformance.paths import CHECKOUT
 

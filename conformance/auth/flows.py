@@ -81,7 +81,8 @@ class AuthTargets:
 
     def signing_material(self, name: str) -> tuple[Any, str]:
         if name not in self.signing:
-            raise NotJudged(f"no signing material {name}", "give services.auth.keys: pki_dir or private_key")
+            raise NotJudged(f"no signing material {name}", "give services.auth.keys.pki_dir (`conformance pki init`), "
+                            "services.auth.keys.private_key_file with its kid, or services.auth.secrets.private_key")
         return self.signing[name]
 
 

@@ -16,7 +16,7 @@ from conformance.http.intent import Intent, Switches
 from conformance.http.redaction import Redactor
 from conformance.http.schedule import Schedule
 from conformance.openapi.operations import operation_of_request
-from conformance.profiles import AddressService, Limits
+from conformance.profiles import ADDRESS_SAMPLES, AddressService, Limits
 
 KEY_KINDS = ("valid", "restricted", "limited", "quota", "none", "invalid")
 # How a sample object is looked up by its id (design.md "Samples"); samples that are no
@@ -177,7 +177,8 @@ class AddressApi:
         passes `verify=False` and judges the answer itself."""
         value = self.samples.get(name)
         if not value:
-            raise NotJudged(f"no sample {name}", "name one in [services.address.samples]: `conformance discover` finds them")
+            raise NotJudged(f"no sample {name}", f"name one as services.address.samples.{name} "
+                            f"({ADDRESS_SAMPLES.get(name, 'see the README, Samples')}): `conformance discover` finds them")
         if verify and name in SAMPLE_LOOKUPS:
             if name not in self._verified:
                 path, params = SAMPLE_LOOKUPS[name]

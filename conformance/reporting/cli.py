@@ -45,7 +45,7 @@ def add_report_commands(subparsers: Any) -> None:
                     "environments.html (one self-contained file, opens offline) into --out.",
         epilog="exit code: the worst environment's -- 1 when any environment does not conform (a MUST check "
                "failed), else 3 when any was unreachable, else 4 when any could not be judged, else 0; "
-               "2 on bad input (a RUN_DIR without a readable summary.json)")
+               "2 on bad input (no RUN_DIR is a run, a path that does not exist, a summary.json that cannot be read); what is not a run (a file, a folder without summary.json) is skipped with a note")
     matrix.add_argument("run_dirs", nargs="+", metavar="RUN_DIR",
                         help="run directories holding summary.json (e.g. reports/*), one per environment")
     matrix.add_argument("--out", metavar="DIR",

@@ -87,7 +87,9 @@ def check_embedded(item: dict[str, Any], expand: str, related: dict[str, list[st
     names = [r for r in RELATIONS if related[r]] if expand == "true" else expand.split(",")
     for relation in names:
         if not related[relation]:
-            raise NotJudged(f"no sample object with a {relation}", "name one in [services.address.samples]")
+            sample = "verblijfsobject_nevenadres" if relation == "heeftAlsNevenAdres" else "verblijfsobject"
+            raise NotJudged(f"no sample object with a {relation}", f"name as services.address.samples.{sample} an "
+                            "object that has one: `conformance discover --all` looks for one")
         E.embeds(E.object_embedded(item), relation, related[relation], E.object_id(item))
 
 
@@ -218,7 +220,10 @@ def test_type_filter(address_api, kind: str) -> None:
     # can tell a filter that works from one that is ignored.
     others = [f"bbox_{k}" for k in E.OBJECT_TYPES if k != kind and address_api.samples.get(f"bbox_{k}")]
     if not others:
-        raise NotJudged(f"no sample box of a kind other than {kind}", "name one in [services.address.samples]")
+        others = " or ".join(k for k in E.OBJECT_TYPES if k != kind)
+        raise NotJudged(f"no sample box of a kind other than {kind}",
+                        f"name services.address.samples.bbox_<kind> for {others} (a box holding that kind): "
+                        "`conformance discover` finds them")
     _, other = bbox_param(address_api, others[0])
     control = search_all(address_api, [other])
     # What kinds the control shows; an item whose kind cannot be read is another check's
@@ -255,7 +260,8 @@ def test_geconstateerd_filter(address_api) -> None:
     established = {E.object_id(i) for i in search_all(address_api, [bbox]) if E.is_established(i)}
     if not established:
         raise NotJudged("no sample box holding an established (geconstateerd) object",
-                        "name one as services.address.samples.bbox")
+                        "name as services.address.samples.bbox a box holding one: `conformance discover --all` prefers "
+                        "such a box and says when the one it takes lacks it")
     found = search_all(address_api, [bbox, ("geconstateerd", "true")])
     E.same_objects(found, established, "the established objects of the sample bbox")
 
@@ -519,7 +525,8 @@ def test_object_beschikbaar_op(address_api) -> None:
     registered = E.parse_moment(E.voorkomen(current).get("tijdstipRegistratie"))
     if registered is None:
         raise NotJudged("no sample object with a readable voorkomen.tijdstipRegistratie",
-                        "name another as services.address.samples.adresseerbaarobject_historie")
+                        "name as services.address.samples.adresseerbaarobject_historie an object whose "
+                        "voorkomen.tijdstipRegistratie is readable: `conformance discover --all` prefers one")
     moment = registered.replace(tzinfo=None) - timedelta(milliseconds=1)
     value = moment.isoformat(timespec="milliseconds")
     then = E.single_object(get_object(address_api, object_id, beschikbaarOp=value), object_id)

@@ -77,7 +77,10 @@ def moment_before(item: dict[str, Any]) -> datetime:
 
 
 # What the sample's data lacks is material, not the server's failure: the check is not judged.
-_SAMPLE_HOW = "name a sample object whose occurrences share a main address, a building and a place (services.address.samples)"
+_SAMPLE_HOW = ("name as that sample an object whose valid occurrences share one main address and one building, each "
+               "with coordinates, all within 250000 m2 (services.address.samples.adresseerbaarobject_historie or "
+               "adresseerbaarobject_eindstatus): `conformance discover --all` prefers such objects and lists the sample "
+               "properties still lacking")
 
 
 def search_key(found: list[dict[str, Any]], kind: str, what: str) -> tuple[str, str]:
