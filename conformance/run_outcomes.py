@@ -11,6 +11,15 @@ failed or skipped report.
   anything else                          -> error (a harness problem)
 
 Called by the plugin's pytest_runtest_makereport (conformance/pytest_plugin.py).
+
+What Allure shows follows the entry, whatever exception carried it: allure-pytest reads its
+status from the report (passed, failed, skipped) and then calls any exception other than an
+AssertionError "broken", reading `call.excinfo` after this hook. A MUST finding raised inside
+schemathesis arrives as an exception group (a FailureGroup of its checks' failures), which
+allure-pytest showed as a yellow "broken" harness error beside the verdict's red failure. So
+`decide` also hands allure-pytest the exception that says the outcome (`_show_as`): a finding
+for "failed", the harness's own error for "error", the skip with its prefixed reason for a
+blocked, not-judged or not-applicable group, and none for an observation.
 """
 
 from __future__ import annotations
@@ -57,12 +66,14 @@ def decide(check: Check, test_id: str, report: pytest.TestReport, call: pytest.C
             entry.stop, entry.unreachable = first.stop, first.unreachable
         report_evidence.tag_cause(first.cause)
         report.outcome, report.longrepr = "skipped", (str(report.fspath), 0, f"blocked: {entry.reason}")
+        _show_as(call, pytest.skip.Exception(f"blocked: {entry.reason}"))
     elif report.failed and check.severity is Severity.OBSERVATION and call.excinfo is not None \
             and _is_finding(call.excinfo.value):
         # An observation never fails: what it found is the observed value (schemathesis
         # subtests report here, past the call wrapper's own conversion).
         entry.outcome, entry.value = "observation", {"finding": _failure_reason(call.excinfo)}
         report.outcome, report.longrepr = "passed", None
+        call.excinfo = None  # passed, with nothing "broken" about it
     elif report.failed and call.excinfo is not None and _only(call.excinfo.value, NotJudged | NotApplicable):
         # Raised inside a schemathesis subtest (the request budget ran out mid-fuzzing).
         leaves = _flatten(call.excinfo.value)
@@ -70,8 +81,9 @@ def decide(check: Check, test_id: str, report: pytest.TestReport, call: pytest.C
         entry.outcome = "not_judged" if judged else "not_applicable"
         entry.cause = judged[0].what if judged else None
         entry.reason = _failure_reason(call.excinfo)
-        report.outcome, report.longrepr = "skipped", (str(report.fspath), 0,
-                                                      f"{entry.outcome.replace('_', ' ')}: {entry.reason}")
+        said = f"{entry.outcome.replace('_', ' ')}: {entry.reason}"
+        report.outcome, report.longrepr = "skipped", (str(report.fspath), 0, said)
+        _show_as(call, pytest.skip.Exception(said))
     elif report.failed:
         excinfo = call.excinfo
         is_finding = excinfo is not None and _is_finding(excinfo.value)
@@ -81,6 +93,10 @@ def decide(check: Check, test_id: str, report: pytest.TestReport, call: pytest.C
         entry.cause = getattr(excinfo.value, "cause", None) if excinfo else None
         if is_finding:  # a finding is the environment's, not the harness's: its reason, no traceback
             report.longrepr = f"{check.severity} {check.id} [{', '.join(check.requirements)}]: {entry.reason}"
+            if excinfo is not None and not isinstance(excinfo.value, AssertionError):  # a group of findings
+                _show_as(call, Finding(entry.reason or "finding", cause=entry.cause), excinfo.value)
+        elif excinfo is not None and isinstance(excinfo.value, AssertionError | pytest.fail.Exception):
+            _show_as(call, CheckBroke(entry.reason or excinfo.exconly()), excinfo.value)
     elif check.severity is Severity.OBSERVATION:
         observed = observed
         if observed:
@@ -90,6 +106,22 @@ def decide(check: Check, test_id: str, report: pytest.TestReport, call: pytest.C
             entry.outcome = "error"
             entry.reason = "observation check recorded no value"
     return entry
+
+
+class CheckBroke(Exception):
+    """A check that broke (outcome `error`) with an exception allure-pytest would call a
+    failure (`pytest.fail`): shown to Allure as this, so "broken"."""
+
+
+def _show_as(call: pytest.CallInfo[None], shown: BaseException, carried: BaseException | None = None) -> None:
+    """Hand allure-pytest `shown` instead of the exception the test raised (`carried`, kept
+    as its cause): allure-pytest's own makereport wrapper runs outside the plugin's and reads
+    `call.excinfo` after it -- its status (AssertionError: failed, pytest's skip: skipped,
+    anything else: broken) and its message. pytest's report (JUnit, the console) is made."""
+    try:
+        raise shown from carried
+    except BaseException:
+        call.excinfo = pytest.ExceptionInfo.from_current()
 
 
 def redact_report(report: pytest.TestReport, call: pytest.CallInfo[None], redactor: Redactor) -> None:

@@ -64,7 +64,7 @@ def test_environment_properties(tmp_path: Path, no_ci: None) -> None:
     assert props["profile"] == "external-test" and props["harness.version"] == __version__
     assert props["api-version"] == "2.9.2"  # what the server sent, from the observation check
     assert props["target.address"] == "https://api.example/lvbag/v2"  # no user info, no query
-    assert props["run.started"] == "2026-03-01T02:00:00+00:00" and props["verdict"] == "MUST_FAILED (exit 1)"
+    assert props["run.started"] == "2026-03-01T02:00:00+00:00" and props["verdict"] == "does not conform (exit 1)"
     assert SECRET not in text
     assert json.loads((run / "summary.json").read_text())["api_version"] == "2.9.2"
     assert not (run / "allure-results" / "executor.json").exists()  # not in CI

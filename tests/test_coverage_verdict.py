@@ -144,7 +144,8 @@ def test_the_strict_gate_makes_a_must_not_judged_exit_4(tmp_path: Path, server: 
     assert sent <= 150
     assert code == summary["exit_code"] == 4, output[-3000:]
     assert summary["verdict_reason"].startswith("could not judge: coverage required, on "), summary["verdict_reason"]
-    assert "COULD NOT JUDGE on " in verdict_line(output)
+    line = verdict_line(output)
+    assert line.startswith("verdict: COULD NOT JUDGE — address API at ") and ": coverage required, on " in line, line
 
 
 def test_the_shipped_production_budget_fits_a_full_safe_run(tmp_path: Path, server: CountingServer) -> None:

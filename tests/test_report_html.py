@@ -20,7 +20,7 @@ import pytest
 
 from conformance.cli import main
 from conformance.reporting.allure_extras import HISTORY_FILE, write_run_extras
-from conformance.reporting.html import allure_cli, render_allure_html
+from conformance.reporting.html import GATE_FILE, allure_cli, render_allure_html
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -41,25 +41,28 @@ def require_allure() -> None:
     require(shutil.which("node") is not None and allure_cli() is not None, "Node.js with tools/node_modules (Allure 3)")
 
 
-def make_run(parent: Path, name: str, started: str) -> Path:
-    """A run as the plugin leaves it: allure-results, summary.json, and the extras."""
+def make_run(parent: Path, name: str, started: str, results_of: list[tuple[str, str, str]] = RESULTS) -> Path:
+    """A run as the plugin leaves it: allure-results, summary.json, and the extras. A test
+    named check[param] is a test case of the check `check`."""
     run = parent / name
     results = run / "allure-results"
     results.mkdir(parents=True)
     entries = []
-    for index, (test, status, tag) in enumerate(RESULTS):
+    for index, (test, status, tag) in enumerate(results_of):
+        check = f"address.x.{test.split('[')[0]}"
         result = {
             "uuid": str(uuid.uuid4()), "historyId": f"h-{test}", "testCaseId": f"h-{test}",
             "fullName": f"suites.address.test_x#{test}", "name": test, "status": status, "stage": "finished",
             "start": 1_780_000_000_000 + index, "stop": 1_780_000_000_100 + index,
             "labels": [{"name": "epic", "value": "Address API (seed 000)"}, {"name": "tag", "value": tag},
-                       {"name": "feature", "value": "pagination"}, {"name": "story", "value": test}],
+                       {"name": "feature", "value": "pagination"}, {"name": "story", "value": test},
+                       {"name": "check_id", "value": check}],
         }
         if status == "failed":
             result["statusDetails"] = {"message": "pageSize 101 answered 200"}
         (results / f"{result['uuid']}-result.json").write_text(json.dumps(result))
         outcome = {"skipped": "skipped", "failed": "failed"}.get(status, "observation" if tag == "observation" else status)
-        entries.append({"check": f"address.x.{test}", "requirements": ["ADDR-4.pageSize"], "severity": tag,
+        entries.append({"check": check, "requirements": ["ADDR-4.pageSize"], "severity": tag,
                         "suite": "address", "title": test, "test": test, "outcome": outcome,
                         "reason": "pageSize 101 answered 200" if status == "failed" else None,
                         "value": "2.9.2" if tag == "observation" else None})
@@ -124,6 +127,48 @@ def test_allure_applies_the_categories(tmp_path: Path) -> None:
     stats = {widget["nodes"][node]["name"]: widget["nodes"][node]["statistic"] for node in widget["roots"]}
     assert stats["Product defects (MUST failures)"] == {"total": 1, "failed": 1}
     assert stats["Observations"] == {"total": 1, "passed": 1}
+
+
+def embedded_widget(index: Path, name: str) -> object:
+    """A widget of the single-file report: d("widgets/<name>", "<base64 JSON>") (pinned Allure 3.18)."""
+    blob = re.search(rf'd\("widgets/{re.escape(name)}","([A-Za-z0-9+/=]+)"\)', index.read_text(encoding="utf-8"))
+    assert blob, f"{name} widget not found: did the Allure version change?"
+    return json.loads(base64.b64decode(blob.group(1)))
+
+
+def test_the_ring_and_the_gate_count_must_checks_as_the_verdict_does(tmp_path: Path) -> None:
+    """Issue 43: Allure's ring counts every test case of every severity (a failing run's
+    MUST failure beside hundreds of passing test cases: a green 99.78 %). The ring shows the
+    MUST checks the verdict rests on, each once; the gate counts checks, not test cases."""
+    require_allure()
+    cases = [*RESULTS, ("page_size_101[other]", "failed", "MUST"), ("pagination[2]", "passed", "MUST")]
+    run = make_run(tmp_path, "run", "2026-03-01T02:00:00+00:00", cases)
+    index = render_allure_html(run)
+    assert index is not None
+    ring = embedded_widget(index, "pie_chart.json")
+    assert isinstance(ring, dict)
+    # MUST checks: pagination and fault_format passed, page_size_101 failed (in two test
+    # cases); fuzz was skipped (outside the count); the observation is not a MUST check.
+    assert {s["status"]: s["count"] for s in ring["slices"]} == {"passed": 2, "failed": 1}
+    assert ring["percentage"] == 66.66
+    statistic = embedded_widget(index, "statistic.json")
+    assert statistic == {**statistic, "total": 7, "failed": 2, "passed": 4}  # Allure's counters: test cases
+    gate = {r["rule"]: r for r in json.loads((run / GATE_FILE).read_text())}
+    assert gate["MUST failures/maxMustChecksFailed"]["actual"] == 1  # one check, two failed test cases
+    assert gate["MUST failures/maxMustChecksFailed"]["message"] == "1 MUST check failed; the verdict allows 0"
+    assert gate["MUST not judged/maxMustChecksNotJudged"]["success"] is True
+
+
+def test_the_report_opens_at_its_top(tmp_path: Path) -> None:
+    """The scroll guard is in the rendered page, before Allure's own scripts
+    (tests/test_report_first_screen.py proves in Chromium what it does)."""
+    require_allure()
+    from conformance.reporting.html import SCROLL_GUARD
+
+    index = render_allure_html(make_run(tmp_path, "run", "2026-03-01T02:00:00+00:00"))
+    assert index is not None
+    page = index.read_text(encoding="utf-8")
+    assert page.count(SCROLL_GUARD) == 1 and page.index("<script") == page.index(SCROLL_GUARD)  # before Allure's
 
 
 def test_report_command_renders_and_prints_the_url(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from conformance.errors import ExitCode
 from conformance.reporting.summary import Entry, Summary
@@ -117,3 +118,70 @@ def test_no_check_executed_is_never_conforms() -> None:
     assert s.to_json()["verdict_reason"] == reason
     s.add(entry("observation", "observation", value=1))  # one check executed: the plain reading again
     assert s.verdict() == (ExitCode.OK, None)
+
+
+# ----------------------------------------------------------------- the verdict in words (issue 43)
+TARGETS = {"address": "http://127.0.0.1:40265/lvbag/individuelebevragingen/v2?key=x",
+           "auth": "http://127.0.0.1:39737", "soap": "http://user:pw@127.0.0.1:44461/netbeheerder/graafbericht"}
+
+
+def case(check: str, severity: str, outcome: str, test: str = "t", suite: str = "address", **kw) -> Entry:
+    return Entry(check=check, requirements=["ADDR-4"], severity=severity, suite=suite, title="t", test=test,
+                 outcome=outcome, **kw)
+
+
+def test_the_counts_are_of_checks_and_a_failed_test_case_fails_its_check() -> None:
+    s = Summary(profile="local-mock", targets=TARGETS)
+    for test in ("a", "b", "c"):  # one check, three test cases: one passed, one failed, one broke
+        s.add(case("address.x.limits", "MUST", {"a": "passed", "b": "failed", "c": "error"}[test], test))
+    s.add(case("address.x.other", "MUST", "blocked", "d", reason="control refused"))
+    s.add(case("address.x.should", "SHOULD", "failed", "e", reason="warn"))
+    s.add(case("address.x.obs", "observation", "observation", "f", value=1))
+    data = s.to_json()
+    checks = data["check_counts"]
+    assert (checks["checks"], checks["test_cases"]) == (4, 6)
+    assert (checks["failed"], checks["blocked"], checks["error"], checks["observation"]) == (2, 1, 0, 1)
+    assert (checks["must_failed"], checks["must_could_not_judge"], checks["warnings"]) == (1, 1, 1)
+    assert data["counts"]["failed"] == 2 and data["counts"]["error"] == 1  # `counts`: test cases
+    assert data["coverage"]["must_judged"] == 1 and data["coverage"]["must_blocked"] == 1
+
+
+def test_the_verdict_line_names_the_suites_and_targets_in_the_readmes_words() -> None:
+    failing = Summary(profile="local-mock", targets=TARGETS)
+    failing.add(case("address.contract.stateful_links", "MUST", "failed", reason="ST103"))
+    for n in range(129):
+        failing.add(case(f"address.x.c{n}", "MUST", "passed", f"t{n}"))
+    assert failing.to_json()["verdict_line"] == (
+        "verdict: DOES NOT CONFORM — address API at http://127.0.0.1:40265/lvbag/individuelebevragingen/v2 "
+        "(profile local-mock): 1 MUST check failed; on 130 of 130 MUST checks (exit 1)")
+
+    conforming = Summary(profile="local-mock", targets=TARGETS)
+    conforming.add(case("soap.a", "MUST", "passed", suite="soap"))
+    conforming.add(case("soap.b", "MUST", "passed", suite="soap"))
+    conforming.add(case("auth.c", "SHOULD", "failed", suite="auth", reason="warn"))
+    assert conforming.to_json()["verdict_line"] == (
+        "verdict: CONFORMS — authorization server at http://127.0.0.1:39737, SOAP message service at "
+        "http://127.0.0.1:44461/netbeheerder/graafbericht (profile local-mock): all 2 judged MUST checks passed, "
+        "1 warning (SHOULD checks failed); on 2 of 2 MUST checks (exit 0)")
+
+    blocked = Summary(profile="vendor-x", targets={"address": "https://api.vendor.example/v2"})
+    blocked.add(case("address.a", "MUST", "blocked", "a", reason="control refused", cause="GET /a -> 403"))
+    blocked.add(case("address.b", "MUST", "blocked", "b", reason="control refused", cause="GET /a -> 403"))
+    line = blocked.to_json()["verdict_line"]
+    assert line == ("verdict: COULD NOT JUDGE — address API at https://api.vendor.example/v2 (profile vendor-x): "
+                    "2 MUST checks blocked (not judged); on 0 of 2 MUST checks (2 blocked) (exit 4)")
+    for said in (failing, conforming, blocked):  # the exit code's names are for machines (`verdict`)
+        assert not re.search(r"\b(OK|MUST_FAILED|COULD_NOT_JUDGE)\b", said.to_json()["verdict_line"])
+
+
+def test_a_stated_reason_and_an_unreachable_run_are_in_the_verdict_line() -> None:
+    unreachable = Summary(profile="vendor-x", targets={"address": "https://api.vendor.example/v2"},
+                          stopped="unreachable: https://api.vendor.example/v2 refused the connection")
+    assert unreachable.to_json()["verdict_line"] == (
+        "verdict: UNREACHABLE — address API at https://api.vendor.example/v2 (profile vendor-x): "
+        "https://api.vendor.example/v2 refused the connection (exit 3)")
+    nothing = Summary(profile="p", targets={"soap": "http://127.0.0.1:1/s"})
+    nothing.add(case("soap.a", "MUST", "not_applicable", suite="soap", reason="no WSDL"))
+    line = nothing.to_json()["verdict_line"]
+    assert line.startswith("verdict: COULD NOT JUDGE — SOAP message service at http://127.0.0.1:1/s (profile p): "
+                           "no checks ran; of 1 selected, 1 not applicable"), line

@@ -15,8 +15,10 @@ for serial and xdist runs and can be redone later for an old run:
 * matrix.json and matrix.md next to summary.json;
 * the statuses Allure shows, aligned with the verdict (`align_statuses`: a blocked MUST check
   is "broken", every skip labelled with why; a waived failure is skipped with its waiver,
-  conformance/reporting/waivers.py), and the report's name (`report_title`, with the run's
-  coverage: "on 186 of 204 MUST checks (18 not judged: …)").
+  conformance/reporting/waivers.py; a finding is "failed" whatever exception carried it,
+  conformance/run_outcomes.py), the report's name (`report_title`, with the run's coverage:
+  "on 186 of 204 MUST checks (18 not judged: …)", counted in checks as the console counts)
+  and what its ring counts (`verdict_statistic`: the MUST checks the verdict rests on).
 
 History: Allure 3 keeps it in a JSONL file (`historyPath` in its config): each `generate`
 reads the earlier points and appends one. `carry_history` copies the previous run's file
@@ -34,10 +36,17 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from conformance import __version__
 from conformance.reporting import coverage, matrix
+from conformance.reporting.summary import (
+    judged_services,
+    public_url,
+    verdict_numbers,
+    verdict_reason_words,
+    verdict_words,
+)
 
 HISTORY_FILE = "allure-history.jsonl"
 API_VERSION_CHECK = "address.headers.api_version_value"
@@ -129,56 +138,56 @@ def align_statuses(results: Path) -> int:
 
 def report_title(report_dir: Path) -> str | None:
     """The report's name, in the user's words: the APIs, the profile, the target, the
-    verdict and its reason ("Address API — vendor-x (api.vendor.example) — COULD NOT
-    JUDGE (exit 4): 2 MUST checks blocked")."""
+    verdict and its reason, counted as the console counts ("Address API — vendor-x
+    (api.vendor.example) — COULD NOT JUDGE (exit 4): 2 MUST checks blocked (not judged); on
+    186 of 188 MUST checks (2 blocked); 204 checks, run as 512 test cases"): the last clause
+    ties the checks to Allure's own total, which counts test cases."""
     try:
         summary = json.loads((report_dir / "summary.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     suites = list(dict.fromkeys(e.get("suite") for e in summary.get("checks", []) if e.get("suite")))
     apis = ", ".join(_SUITE_TITLES.get(s, s) for s in suites) or "registry-conformance"
-    services = {"address" if suite == "compare" else suite for suite in suites}
+    services = set(judged_services(summary)) if suites else set()
     hosts = sorted({urlsplit(url).netloc for name, url in (summary.get("targets") or {}).items()
                     if url and (name in services or not services)})
     target = f" ({', '.join(hosts)})" if hosts else ""
-    verdict = str(summary.get("verdict_text") or summary.get("verdict") or "").upper()
+    verdict = verdict_words(summary).upper()
     head = f"{apis} — {summary.get('profile', '?')}{target} — {verdict} (exit {summary.get('exit_code', '?')})"
-    reason = verdict_in_numbers(summary)
-    stated = str(summary.get("verdict_reason") or "")
-    if stated:  # a stop or an unreachable service: its own words, without repeating the verdict
-        reason = stated.split(": ", 1)[1] if stated.lower().startswith(verdict.lower() + ": ") else stated
-    cov = coverage.of_summary(summary)
-    if summary.get("checks") and cov["line"] not in reason:  # what the verdict rests on
-        reason = f"{reason}; {cov['line']}" if reason else cov["line"]
+    reason = verdict_reason_words(summary)
+    if summary.get("checks"):
+        counts = coverage.check_counts(summary["checks"])
+        reason += f"; {counts['checks']} checks, run as {counts['test_cases']} test cases"
     return f"{head}: {reason}" if reason else head
 
 
-def verdict_in_numbers(summary: dict[str, Any]) -> str:
-    """"2 MUST checks failed, 1 MUST check blocked (not judged)", "all 485 judged checks
-    passed, 2 warnings": distinct checks, whatever their number of test cases."""
-    def checks(outcomes: tuple[str, ...], severity: str | None = "MUST") -> int:
-        return len({e["check"] for e in summary.get("checks", [])
-                    if e.get("outcome") in outcomes and (severity is None or e.get("severity") == severity)})
+# A MUST check's outcome as the report's ring shows it (Allure's statuses and colours).
+_RING_STATUS = {"passed": "passed", "observation": "passed", "failed": "failed", "blocked": "broken",
+                "error": "broken", "not_judged": "skipped", "waived": "skipped"}
 
-    failed, unjudged = checks(("failed",)), checks(("blocked", "error"))
-    warnings = checks(("failed",), "SHOULD")
-    waived = checks(("waived",), None)
-    parts = []
-    if failed:
-        parts.append(f"{failed} MUST check{'s' * (failed != 1)} failed")
-    if unjudged:
-        parts.append(f"{unjudged} MUST check{'s' * (unjudged != 1)} blocked (not judged)")
-    if not parts:
-        passed = checks(("passed",), None)
-        if waived:  # not "all passed": some failed, and are waived
-            parts.append(f"{passed} check{'s' * (passed != 1)} passed")
-        else:
-            parts.append(f"all {passed} judged checks passed" if passed else "no check was judged")
-    if warnings:
-        parts.append(f"{warnings} warning{'s' * (warnings != 1)}")
-    if waived:
-        parts.append(f"{waived} failed, waived")
-    return ", ".join(parts)
+
+def verdict_statistic(report_dir: Path) -> dict[str, int] | None:
+    """What the report's ring counts: the MUST checks the verdict rests on (those that apply,
+    as the coverage counts them), each once, by its outcome -- passed, failed, broken (blocked
+    or broke: not judged) or skipped (not judged for want of material, budget or a switch;
+    failed and waived) -- instead of Allure's every test case of every severity. None
+    without a readable summary.json (Allure's own ring then)."""
+    try:
+        summary = json.loads((report_dir / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    statistic = {"total": 0}
+    for entry in coverage.worst_per_check(summary.get("checks") or []).values():
+        status = _RING_STATUS.get(entry["outcome"])
+        if entry.get("severity") == "MUST" and status is not None:
+            statistic["total"] += 1
+            statistic[status] = statistic.get(status, 0) + 1
+    return statistic
+
+
+def verdict_in_numbers(summary: dict[str, Any]) -> str:
+    """"2 MUST checks failed, 1 MUST check blocked (not judged)": summary.verdict_numbers."""
+    return verdict_numbers(summary)
 
 
 def write_run_extras(report_dir: Path, summary: dict[str, Any] | None = None, *, strict: bool = False) -> bool:
@@ -245,7 +254,7 @@ def environment_properties(summary: dict[str, Any]) -> dict[str, str]:
         props["fuzzing.seed"] = str(summary["seed"])
     if summary.get("faults"):
         props["mock.faults"] = ", ".join(summary["faults"])
-    props["verdict"] = f"{summary.get('verdict')} (exit {summary.get('exit_code')})"
+    props["verdict"] = f"{verdict_words(summary)} (exit {summary.get('exit_code')})"
     return props
 
 
@@ -258,15 +267,6 @@ def properties_text(props: Mapping[str, str]) -> str:
         return "".join(c if ord(c) < 128 else f"\\u{ord(c):04x}" for c in out)
 
     return "".join(f"{esc(k, True)}={esc(v, False)}\n" for k, v in props.items())
-
-
-def public_url(url: str) -> str:
-    """A URL without user info, query or fragment: nothing secret can ride along."""
-    parts = urlsplit(url)
-    if not parts.scheme or not parts.netloc:
-        return url
-    host = parts.netloc.rsplit("@", 1)[-1]
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
 def executor_info(env: Mapping[str, str]) -> dict[str, Any] | None:

@@ -6,14 +6,21 @@
 // hand the results to the report, generate. Node resolves the Allure modules from the
 // harness's Node tools folder (the first argument), not from beside this file.
 //
-// usage: node allure_render.mjs TOOLS_DIR CONFIG RESULTS_DIR GATE_OUT.json
+// The overview's ring counts what the verdict counts when RING.json is given: Allure draws it
+// from every test result (a failing run's one MUST failure beside 470 passing test cases of
+// every severity showed a green ring of 99.78 %); the harness hands the MUST checks the
+// verdict rests on, by outcome ({"total", "passed", "failed", "broken", "skipped"}), and
+// the ring is drawn from them with Allure's own function, in place of its widget.
+//
+// usage: node allure_render.mjs TOOLS_DIR CONFIG RESULTS_DIR GATE_OUT.json [RING.json]
 import "./node_polyfills.mjs";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 
-const [toolsDir, configPath, resultsDir, gateOut] = process.argv.slice(2);
-const core = await import(pathToFileURL(join(toolsDir, "node_modules", "@allurereport", "core", "dist", "index.js")).href);
+const [toolsDir, configPath, resultsDir, gateOut, ringPath] = process.argv.slice(2);
+const allureModule = (...path) => pathToFileURL(join(toolsDir, "node_modules", "@allurereport", ...path)).href;
+const core = await import(allureModule("core", "dist", "index.js"));
 const config = await core.readConfig(dirname(configPath), configPath);
 const report = new core.AllureReport({ ...config, realTime: false });
 await report.start();
@@ -27,3 +34,17 @@ if (report.hasQualityGate) {
 await report.done();
 await writeFile(gateOut, JSON.stringify(gate.map(({ rule, success, actual, expected, message }) =>
   ({ rule, success, actual, expected, message: message.replace(/\u001b\[[0-9;]*m/g, "") }))));
+
+if (ringPath) {
+  // The single file embeds each widget as d("widgets/<name>.json","<base64 JSON>").
+  const { getPieChartValues } = await import(allureModule("web-commons", "dist", "charts", "d3pie.js"));
+  const index = join(config.output, "index.html");
+  const html = await readFile(index, "utf8");
+  const widget = /d\("widgets\/pie_chart\.json","[A-Za-z0-9+/=]*"\)/;
+  if (widget.test(html)) {
+    const ring = Buffer.from(JSON.stringify(getPieChartValues(JSON.parse(await readFile(ringPath, "utf8")))));
+    await writeFile(index, html.replace(widget, `d("widgets/pie_chart.json","${ring.toString("base64")}")`));
+  } else {
+    process.stderr.write("allure_render: no pie_chart widget in the report: its ring counts test cases\n");
+  }
+}

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.reporting import coverage
-from conformance.reporting.summary import OUTCOMES
+from conformance.reporting.summary import OUTCOMES, verdict_line
 
 REASON_LIMIT = 300
 _LEVEL = {("failed", "MUST"): "FAIL", ("failed", "SHOULD"): "WARN", ("blocked", "MUST"): "BLKD",
@@ -15,15 +15,18 @@ _LEVEL = {("failed", "MUST"): "FAIL", ("failed", "SHOULD"): "WARN", ("blocked", 
 
 
 def verdict_lines(summary: dict[str, Any], report_dir: Path) -> list[str]:
-    counts = summary["counts"]
+    """The console's verdict section; its counts are of checks (a check: one rule, run as one
+    or more test cases, coverage.check_counts), its last line summary.verdict_line."""
     lines = [
         f"profile {summary['profile']}  seed {summary['seed']}"
         + (f"  faults {', '.join(summary['faults'])}" if summary["faults"] else ""),
     ]
     if summary.get("stopped"):
         lines.append(f"run stopped before any check: {summary['stopped']}")
-    lines.append("checks: " + ", ".join(f"{counts.get(k, 0)} {k.replace('_', ' ')}" for k in OUTCOMES)
-                 + f"  ({counts['warnings']} SHOULD warnings)")
+    checks = summary.get("check_counts") or coverage.check_counts(summary["checks"])
+    lines.append("checks: " + ", ".join(f"{checks.get(k, 0)} {k.replace('_', ' ')}" for k in OUTCOMES)
+                 + f"  ({checks['checks']} checks, run as {checks['test_cases']} test cases; "
+                 f"{checks['warnings']} SHOULD warnings)")
     for text in (summary.get("sample_regressions") or {}).values():
         lines.append(f"  CHANGED {_short(text)}")
     causes = summary.get("root_causes", [])
@@ -52,11 +55,8 @@ def verdict_lines(summary: dict[str, Any], report_dir: Path) -> list[str]:
                      "unencrypted")
     if summary.get("verdict_reason"):
         lines.append(summary["verdict_reason"])
-    text = summary.get("verdict_text") or summary["verdict"]
-    cov = coverage.of_summary(summary)
-    stop = f"; stopped: {cov['budget_stop']}" if cov.get("budget_stop") else ""
-    lines.append(f"verdict: {text.upper()} {cov['line']}{stop} ({summary['verdict']}, exit {summary['exit_code']})"
-                 f"  report: {report_dir}")
+    lines.append(f"report: {report_dir}")
+    lines.append(summary.get("verdict_line") or verdict_line(summary))
     return lines
 
 
@@ -102,6 +102,21 @@ def progress_line(sent: int, finished: int, total: int, elapsed_s: float) -> str
     left = (planned - sent) / rate if rate > 0 else 0.0
     return (f"conformance: {sent:,} of ~{planned:,} requests sent ({finished} of {total} tests), "
             f"{rate:.1f}/s, about {_clock(left)} left")
+
+
+def progress_status(sent: int, ended: int, total: int, elapsed_s: float, left_s: float | None, *,
+                    planned: bool) -> str:
+    """The line a run against a real deployment prints at a fixed pace (conformance/run_progress.py):
+    the time so far, the requests sent and their rate, the tests ended, the time left
+    ("conformance: 0:25 — 609 requests sent (24.4/s), 3 of 477 tests ended, about 0:31 left")."""
+    rate = sent / elapsed_s if elapsed_s > 0 else 0.0
+    head = f"conformance: {_clock(elapsed_s)} — {sent:,} requests sent ({rate:.1f}/s), "
+    if not total:
+        return head + "the workers are starting"
+    head += f"{ended} of {total} tests ended, "
+    if left_s is None:
+        return head + "no estimate yet (no earlier run to plan from: one once a quarter of the tests ended)"
+    return head + f"about {_clock(left_s)} left" + ("" if planned else " (from this run's tests alone)")
 
 
 def rate_line(sent: int, elapsed_s: float, limit_per_s: float) -> str:

@@ -13,6 +13,13 @@ clock hook)". Per check (its worst test case, as the matrix reads it):
   mock: outside the count.
 
 Read from summary.json's check entries (dicts), so old summaries get a coverage too.
+
+The run's counts speak of **checks** (console, report title, summary.json `check_counts`):
+a check is one rule of the catalogue, run as one or more **test cases** (parameters,
+operations, subtests); its outcome is its worst test case's, except that a test case that
+failed makes the check failed -- a finding is a finding, whatever another case met
+(`check_outcomes`). The verdict rests on the MUST checks. Test cases are named as such where
+they are what is shown: Allure's totals, summary.json `counts`.
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from conformance.reporting.outcome_model import RANK
+from conformance.reporting.outcome_model import OUTCOMES, RANK
 
 JUDGED = ("passed", "failed", "observation")
 COULD_NOT = ("blocked", "error")
@@ -30,14 +37,41 @@ BUDGET_CAUSES = ("request budget of", "daily quota reserve reached")
 LISTED = 12  # reasons named in the line; summary.json keeps them all
 
 
+def _rank(outcome: str) -> float:
+    """RANK, but a failed test case before a broken one: the check failed (exit 1)."""
+    return RANK["error"] + 1 if outcome == "failed" else RANK.get(outcome, 0)
+
+
 def worst_per_check(entries: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """check id -> its worst entry (outcome, cause, reason, severity)."""
+    """check id -> the entry that gives the check its outcome (outcome, cause, reason,
+    severity): its worst test case, a failed one first."""
     out: dict[str, dict[str, Any]] = {}
     for e in entries:
         known = out.get(e["check"])
-        if known is None or RANK.get(e["outcome"], 0) > RANK.get(known["outcome"], 0):
+        if known is None or _rank(e["outcome"]) > _rank(known["outcome"]):
             out[e["check"]] = e
     return out
+
+
+def check_outcomes(entries: Iterable[dict[str, Any]]) -> dict[str, tuple[str, str]]:
+    """check id -> (severity, outcome) of the check."""
+    return {cid: (str(e.get("severity")), str(e["outcome"])) for cid, e in worst_per_check(entries).items()}
+
+
+def check_counts(entries: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """The run's checks by outcome, in the words of the console and the report title:
+    `checks` and `test_cases` in all; one count per outcome; `warnings` (SHOULD checks
+    failed); the verdict's basis: `must_failed` (MUST checks failed: exit 1) and
+    `must_could_not_judge` (MUST checks blocked or broken, none of their cases failed: exit 4)."""
+    listed = list(entries)
+    by_check = check_outcomes(listed)
+    counts = {"checks": len(by_check), "test_cases": len(listed), **{o: 0 for o in OUTCOMES}}
+    for _, outcome in by_check.values():
+        counts[outcome] = counts.get(outcome, 0) + 1
+    counts["warnings"] = sum(1 for sev, out in by_check.values() if sev == "SHOULD" and out == "failed")
+    counts["must_failed"] = sum(1 for sev, out in by_check.values() if sev == "MUST" and out == "failed")
+    counts["must_could_not_judge"] = sum(1 for sev, out in by_check.values() if sev == "MUST" and out in COULD_NOT)
+    return counts
 
 
 def coverage(entries: Iterable[dict[str, Any]]) -> dict[str, Any]:

@@ -15,6 +15,12 @@ Every verdict carries its coverage (conformance/reporting/coverage.py): how many
 MUST checks it selected were judged, and why the others were not. Not judged does not
 change the exit code, unless the run requires coverage (`--require-coverage`): then a MUST
 check not judged makes it "could not judge" (4).
+
+The verdict in words (`verdict_line`, the console's last line and summary.json's
+`verdict_line`): the verdict, the services judged and where (the README's names: address
+API, authorization server, SOAP message service), the profile, the MUST checks it rests on
+and the exit code. Its counts are of checks (conformance/reporting/coverage.py: a check is
+one rule, run as one or more test cases); `verdict` keeps the exit code's name for machines.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from conformance.errors import ExitCode
 from conformance.reporting.outcome_model import BAD, BLOCKED_OR_BROKEN, EXECUTED, OUTCOMES, RANK  # noqa: F401
@@ -35,6 +42,8 @@ VERDICT_TEXT = {
     ExitCode.UNREACHABLE: "unreachable",
     ExitCode.USAGE: "no checks selected",
 }
+# The services as the README names them, in the order a run lists them.
+SERVICE_WORDS = {"address": "address API", "auth": "authorization server", "soap": "SOAP message service"}
 
 
 @dataclass
@@ -239,9 +248,16 @@ class Summary:
 
         return coverage(vars(e) for e in self.entries)  # read only: no deep copy of every entry
 
+    def check_counts(self) -> dict[str, int]:
+        """The checks by outcome (coverage.check_counts): the counts the console and the report
+        title give; `counts` has the test cases."""
+        from conformance.reporting.coverage import check_counts
+
+        return check_counts(vars(e) for e in self.entries)
+
     def to_json(self) -> dict[str, Any]:
         code, reason = self.verdict()
-        return {
+        data = {
             "profile": self.profile,
             "started": self.started,
             "finished": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -250,6 +266,7 @@ class Summary:
             "targets": self.targets,
             "verdict": code.name,
             "verdict_text": VERDICT_TEXT[code],
+            "verdict_line": "",  # below, from the rest
             "verdict_reason": reason,
             "exit_code": int(code),
             "stopped": self.stopped,
@@ -263,11 +280,14 @@ class Summary:
             "stops": self.stops(),
             "require_coverage": self.require_coverage,
             "coverage": self.coverage(),
-            "counts": self.counts(),
+            "counts": self.counts(),  # test cases by outcome
+            "check_counts": self.check_counts(),
             "root_causes": self.root_causes(),
             "requirements": self.by_requirement(),
             "checks": [asdict(e) for e in sorted(self.entries, key=lambda e: (e.suite, e.check, e.test))],
         }
+        data["verdict_line"] = verdict_line(data)
+        return data
 
     def write(self, report_dir: Path) -> Path:
         report_dir.mkdir(parents=True, exist_ok=True)
@@ -276,6 +296,129 @@ class Summary:
         if self.seed is not None:
             (report_dir / "seed.txt").write_text(f"{self.seed}\n")
         return path
+
+
+def judged_services(summary: dict[str, Any]) -> list[str]:
+    """The services a run judged, in the order address, auth, soap: each check's suite (a
+    `compare` check judges the address API, a `client` check the service its id names:
+    client.soap.request_valid); with no check at all (a run stopped before any), the services
+    it targets."""
+    found: set[str] = set()
+    for entry in summary.get("checks") or []:
+        suite = str(entry.get("suite") or "")
+        if suite in ("client", "compare"):
+            parts = str(entry.get("check") or "").split(".")
+            suite = parts[1] if len(parts) > 2 else "address"
+        if suite:
+            found.add(suite)
+    found = found or set(summary.get("targets") or {})
+    order = list(SERVICE_WORDS)
+    return sorted(found, key=lambda s: (order.index(s) if s in order else len(order), s))
+
+
+def public_url(url: str) -> str:
+    """A URL without user info, query or fragment: nothing secret can ride along."""
+    parts = urlsplit(url)
+    if not parts.scheme or not parts.netloc:
+        return url
+    host = parts.netloc.rsplit("@", 1)[-1]
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def targets_words(summary: dict[str, Any]) -> str:
+    """"address API at http://127.0.0.1:40265/lvbag/individuelebevragingen/v2, SOAP message
+    service at …": what the run judged and where; "(recorded traffic)" for `conformance
+    traffic`, the reference for `conformance compare`."""
+    targets = summary.get("targets") or {}
+    parts = []
+    for service in judged_services(summary):
+        words = SERVICE_WORDS.get(service, service)
+        url = targets.get(service)
+        parts.append(f"{words} at {public_url(str(url))}" if url else words)
+    text = ", ".join(parts)
+    reference = summary.get("reference") or {}
+    if reference.get("url"):
+        text += f", compared with {reference.get('profile', 'the reference')} at {public_url(str(reference['url']))}"
+    if summary.get("mode") == "passive" and text:
+        text += " (recorded traffic)"
+    return text
+
+
+def verdict_words(summary: dict[str, Any]) -> str:
+    """"does not conform": the verdict as the README says it (an old summary without
+    `verdict_text`: from its exit code)."""
+    if summary.get("verdict_text"):
+        return str(summary["verdict_text"])
+    code = summary.get("exit_code")
+    return next((text for exit_code, text in VERDICT_TEXT.items() if int(exit_code) == code),
+                str(summary.get("verdict") or "unknown"))
+
+
+def verdict_numbers(summary: dict[str, Any]) -> str:
+    """What the verdict counts, in checks (coverage.check_counts): "2 MUST checks failed",
+    "1 MUST check blocked (not judged)", "all 130 judged MUST checks passed, 2 warnings
+    (SHOULD checks failed)"."""
+    from conformance.reporting.coverage import check_counts, worst_per_check
+
+    entries = summary.get("checks") or []
+    counts = check_counts(entries)
+    failed, unjudged = counts["must_failed"], counts["must_could_not_judge"]
+
+    def n(count: int, what: str) -> str:
+        return f"{count} {what}" if count == 1 else f"{count} {what.replace('check', 'checks', 1)}"
+
+    parts = []
+    if failed:
+        parts.append(n(failed, "MUST check failed"))
+    if unjudged:
+        parts.append(n(unjudged, "MUST check blocked (not judged)"))
+    if not parts:
+        by_check = worst_per_check(entries).values()
+        must_passed = sum(1 for e in by_check if e.get("severity") == "MUST" and e["outcome"] in ("passed", "observation"))
+        if counts["waived"]:  # not "all passed": some failed, and are waived
+            parts.append(n(must_passed, "MUST check passed"))
+        elif must_passed:
+            parts.append(f"all {must_passed} judged MUST checks passed" if must_passed != 1
+                         else "the 1 judged MUST check passed")
+        elif counts["passed"]:
+            parts.append(f"no MUST check judged, {n(counts['passed'], 'check passed')}")
+        else:
+            parts.append("no check was judged")
+    if counts["warnings"]:
+        parts.append(f"{counts['warnings']} warning{'s' * (counts['warnings'] != 1)} (SHOULD checks failed)")
+    if counts["waived"]:
+        parts.append(f"{n(counts['waived'], 'check failed')}, waived")
+    return ", ".join(parts)
+
+
+def verdict_reason_words(summary: dict[str, Any]) -> str:
+    """The verdict's reason without the verdict: the stated one (a stop, an unreachable
+    service, required coverage, no check run) or the numbers, with the coverage it rests on."""
+    from conformance.reporting import coverage
+
+    verdict = verdict_words(summary)
+    stated = str(summary.get("verdict_reason") or summary.get("stopped") or "")
+    if stated:
+        reason = stated.split(": ", 1)[1] if stated.lower().startswith(verdict.lower() + ": ") else stated
+    else:
+        reason = verdict_numbers(summary)
+    line = coverage.of_summary(summary)["line"]
+    if summary.get("checks") and line not in reason:
+        reason = f"{reason}; {line}" if reason else line
+    return reason
+
+
+def verdict_line(summary: dict[str, Any]) -> str:
+    """The verdict on one line: "verdict: DOES NOT CONFORM — address API at http://… (profile
+    local-mock): 1 MUST check failed; on 130 of 130 MUST checks (exit 1)"."""
+    from conformance.reporting import coverage
+
+    verdict = verdict_words(summary).upper()
+    cov = coverage.of_summary(summary)
+    stop = f"; stopped: {cov['budget_stop']}" if cov.get("budget_stop") else ""
+    where = targets_words(summary)
+    return (f"verdict: {verdict}{' — ' + where if where else ''} (profile {summary.get('profile', '?')}): "
+            f"{verdict_reason_words(summary)}{stop} (exit {summary.get('exit_code', '?')})")
 
 
 def name_traffic(summary: Path, har: Path, note: str) -> None:
