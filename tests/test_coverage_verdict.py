@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from conformance.checks.registry import check_by_id
 from conformance.mocks.address.app import create_app
 from conformance.mocks.address.config import AddressMockConfig, KeyPolicy
 from conformance.mocks.address.data import WELL_KNOWN, default_database_path, ensure_database
@@ -125,11 +126,11 @@ def test_a_run_out_of_budget_says_what_it_did_not_judge(tmp_path: Path, server: 
     assert code == summary["exit_code"] == 0, output[-3000:]  # by default coverage informs, not gates
     assert "not judged (" in output and spent["checks"][0] in output  # what it did not judge, listed
     # Spent by severity: no MUST check waits on the budget while a SHOULD or observation check spent it.
-    by_check = {e["check"]: e for e in summary["checks"]}
-    # (the response-schema checks send nothing: they judge, last, the answers the others received)
-    sends_nothing = {"address.response.schema_valid", "address.response.public_behaviour"}
+    # (what judges, last, the answers the others received sends nothing: the response-schema
+    # checks, and the test cases that judge every exchange of the run, suites/passive)
+    by_check = {e["check"]: e for e in summary["checks"] if not e["test"].startswith("passive/")}
     judged = [c for c, e in by_check.items() if e["outcome"] in ("passed", "failed", "observation")
-              and c not in sends_nothing]
+              and check_by_id(c).sends != ("nothing",)]
     if any(by_check[c]["severity"] == "MUST" for c in spent["checks"]):
         assert all(by_check[c]["severity"] == "MUST" for c in judged), \
             [c for c in judged if by_check[c]["severity"] != "MUST"]
