@@ -105,18 +105,20 @@ def load_run_traffic(report_dir: str, profile: Profile, redactor: Redactor) -> T
 
     traffic = Traffic(files=[])
     for exchange in TrafficLog.read(report_dir):
-        sort_into(traffic, exchange, profile, redactor)
+        sort_into(traffic, exchange, profile, redactor, redacted=True)
     return traffic
 
 
-def sort_into(traffic: Traffic, raw: Exchange, profile: Profile, redactor: Redactor) -> None:
+def sort_into(traffic: Traffic, raw: Exchange, profile: Profile, redactor: Redactor, *, redacted: bool = False) -> None:
     """One raw exchange into the traffic: redacted, with the facts of its raw values that
-    are not secret, under the service it belongs to."""
+    are not secret, under the service it belongs to. `redacted`: the exchange was masked
+    when it was recorded (a run's own), and is not masked again."""
     address, soap = profile.address, profile.soap
     base_url = address.base_url if address is not None and not address.mock else None
     soap_url = soap.base_url if soap is not None and not soap.mock else None
-    redactor.learn(raw)
-    ex = redactor.exchange(raw)
+    if not redacted:
+        redactor.learn(raw)
+    ex = raw if redacted else redactor.exchange(raw)
     if soap is not None and is_soap(ex, soap_url):
         traffic.soap.append(SoapExchange(ex))
         return
