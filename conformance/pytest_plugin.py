@@ -30,7 +30,7 @@ from conformance import run_outcomes as outcomes
 from conformance import run_progress
 from conformance import run_setup as setup
 from conformance.auth.login import LoginError
-from conformance.checks.registry import Severity, check_by_id
+from conformance.checks.registry import SENDS, Severity, check_by_id
 from conformance.errors import HarnessError, NotApplicable, NotJudged, UnreachableError
 from conformance.findings import Blocked, Finding
 from conformance.http import evidence as report_evidence
@@ -53,8 +53,8 @@ _STARTED = pytest.StashKey[dict]()
 _GATE = pytest.StashKey[Any]()
 _STOPPED = pytest.StashKey[tuple]()
 
-# What a check sends is its declaration's (conformance/checks/registry.py `sends`), never a marker.
-MARKERS = {
+# What a check sends is its declaration's (`sends`); each kind is also a mark, to select with -m.
+MARKERS = {**{kind: f"derived from @check(sends=...): the check sends {kind}" for kind in SENDS},
     "check(id)": "the declared check this test judges (exactly one per test in suites/: @check(...) applies it)",
     "mock_only": "needs control of the local mock (skipped against real environments)",
     "seed_operation(name)": "the seed operation (part 4) a contract test fuzzes, found in the description by path",
@@ -217,6 +217,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # schemathesis renames nodes per operation while subtests run: keep the real id.
         item.stash[_TEST_ID] = item.nodeid
         allure_adapter.label_item(item, check)
+        [item.add_marker(kind) for kind in check.sends]  # `-m fuzz`, `-m "not refused"`: derived marks
         forbidden = setup.forbidden_by(profile, check.sends)  # what the check declares it sends
         if forbidden is not None:
             # Not judged, not "not applicable": the rule applies, the profile chose not to judge it.

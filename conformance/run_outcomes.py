@@ -190,7 +190,7 @@ def _failure_reason(excinfo: pytest.ExceptionInfo[BaseException]) -> str:
         for sub in findings:
             lines = [ln.strip() for ln in str(sub).splitlines() if ln.strip()]
             parts.append(" ".join(lines[:2]))
-        return _full("; ".join(dict.fromkeys(parts)))
+        return _full("; ".join(sorted(set(parts))))  # in one order: two runs of the same findings read alike
     if isinstance(exc, Finding):
         return _full(str(exc))
     return _full(excinfo.exconly())
