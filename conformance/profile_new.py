@@ -47,6 +47,7 @@ base_url = "https://<host>/lvbag/individuelebevragingen/v2"   # the API's {{base
 # restricted_paths = {list(MOCK_RESTRICTED_PATHS)!r}   # what the restricted key has no rights for (absent: those checks do not apply)
 # verify_samples = true               # a run first checks every sample against its contract (false: an example server)
 # maintenance_url = "https://maintenance.example/lvbag/individuelebevragingen/v2"   # answers as during maintenance (the 503 checks)
+# bronhouders_parameters = "objectIdentificatie"   # /bronhouders' identification parameter, where `openapi` does not describe it (or a table by kind)
 # ca_file = "<ca.pem>"                 # the CA that issued its https certificate, when not a public one
 # pinned_keys = ["sha256//<base64 of its key's SHA-256>"]   # its TLS key must be one of these
 # allow_plain_http = false            # true: the key may go over plain http to a host that is not this machine
@@ -87,6 +88,8 @@ api_key = "{p}_API_KEY"
 # client_credentials = "<id>"                       # the private_key_jwt client of the inquiry API
 # no_x5c = "<id>"; untrusted = "<id>"; expired = "<id>"; unregistered_oin = "<id>"; twice_oin = "<id>"
 # x5c_mismatch = "<id>"; no_oin = "<id>"           # (JWKS documents mismatch.json and no_oin.json)
+# not_yet_valid = "<id>"; revoked = "<id>"; other_branch = "<id>"; oin_elsewhere = "<id>"
+# two_customers = "<id>"                            # (valid: two end customers' keys, both OINs registered)
 #                                                   # (clients registered with the bad material of `pki init`)
 #
 # [services.auth.secrets]

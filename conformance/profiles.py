@@ -71,6 +71,7 @@ AUTH_SECRETS = (
 AUTH_CLIENTS = (
     "confidential", "public", "client_credentials",
     "no_x5c", "untrusted", "expired", "unregistered_oin", "twice_oin", "x5c_mismatch", "no_oin",
+    "not_yet_valid", "revoked", "other_branch", "oin_elsewhere", "two_customers",
 )
 # How a client authenticates to the SOAP message service (the seed: "not shown").
 SOAP_AUTH_KINDS = ("none", "basic", "client_certificate")
@@ -163,6 +164,16 @@ PROFILE_SCHEMA: dict[str, Any] = {
                         # environment's maintenance instance or switch): the 503 checks
                         # send their request below it (README "Profiles").
                         "maintenance_url": _URL,
+                        # The /bronhouders query parameter(s) of an object identification (seed
+                        # part 4: names not shown), where the description does not describe
+                        # /bronhouders: one name for every kind, or a table by kind.
+                        "bronhouders_parameters": {"oneOf": [
+                            {"type": "string", "minLength": 1},
+                            {"type": "object", "additionalProperties": False, "minProperties": 1,
+                             "properties": {kind: {"type": "string", "minLength": 1} for kind in (
+                                 "woonplaats", "openbareruimte", "nummeraanduiding", "ligplaats", "standplaats",
+                                 "verblijfsobject", "pand")}},
+                        ]},
                         # Paths (relative to base_url) the restricted key has no rights for.
                         "restricted_paths": {
                             "type": "array",
@@ -433,6 +444,9 @@ class AddressService:
     # A base URL the deployment answers as during maintenance (503 notAvailable); None: the
     # maintenance checks apply only to the local mock, which starts an instance in maintenance.
     maintenance_url: str | None = None
+    # [services.address] bronhouders_parameters: the /bronhouders identification parameter (one
+    # name, or kind -> name), used where the description does not describe /bronhouders.
+    bronhouders_parameters: str | dict[str, str] | None = None
     trust: Trust = Trust("services.address")
     # The profile file's folder: what a file description may refer to stays inside it.
     profile_dir: str | None = None
@@ -682,6 +696,7 @@ def _build(raw: dict[str, Any], path: Path) -> Profile:
             samples_verified=dict(svc.get("samples_verified", {})),
             verify_samples=bool(svc.get("verify_samples", True)),
             maintenance_url=svc["maintenance_url"].rstrip("/") if "maintenance_url" in svc else None,
+            bronhouders_parameters=svc.get("bronhouders_parameters"),
             restricted_paths=tuple(
                 p.rstrip("/") or "/" for p in svc.get("restricted_paths", MOCK_RESTRICTED_PATHS if svc["mock"] else ())
             ),

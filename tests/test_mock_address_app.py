@@ -680,7 +680,6 @@ FAULT_CASES: dict[str, tuple[bool, Callable[[TestClient], bool]]] = {
     "content_crs_not_validated": (False, _status(_bbox(), 415, content_crs="epsg:4326")),
     "hal_served_as_json": (False, _header(f"/adressen/{NA}", "content-type", "application/hal+json")),
     "warning_header_missing": (False, _header(f"/adressen/{NA}", "warning")),
-    "retry_after_missing": (True, _header(f"/adressen/{NA}", "Retry-After")),
     "maintenance_ignored": (True, _status(f"/adressen/{NA}", 503)),
     "identifiers_malformed": (False, _body(f"/adressen/{NA}", lambda b: b["nummeraanduidingIdentificatie"] == NA)),
     "zoek_results_not_resolvable": (False, _zoek_resolves),

@@ -234,6 +234,46 @@ def test_type_filter(address_api, kind: str) -> None:
     E.objects_of_type(search_all(address_api, [other, ("type", kind)]), kind)
 
 
+@pytest.mark.parametrize("value", ["fout", "pand", "verblijfsobjecten"])
+@check("address.adresseerbareobjecten.type_value_validated", MUST, "A type other than ligplaats, standplaats or verblijfsobject is refused with 400 naming type",
+       requirements=["ADDR-4.adresseerbareobjecten.type", "ADDR-7.400"],
+       proven_by=["address.type_value_not_validated"],
+       may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+       sends=["refused"],
+       feature="GET /adresseerbareobjecten")
+def test_type_value_validated(address_api, value: str) -> None:
+    """Seed part 4: "type | TypeAdresseerbaarObject | ligplaats, standplaats or verblijfsobject";
+    a value naming none of the three (another kind of object, a plural) is a faulty parameter
+    (part 7: "invalid-params lists faulty parameters"). The control names a kind as the seed
+    writes it."""
+    _, bbox = bbox_param(address_api)
+    control = Req.of(OBJECTS, [bbox, ("type", "verblijfsobject")])
+    rejected_vs_control(address_api, control, control.with_param("type", value), "type", f"type={value}")
+
+
+# The list parameters of /adresseerbareobjecten, each "array (at least 1)" (seed part 4), with
+# the query its control sends it in.
+LISTS = {
+    "pandIdentificaties": lambda api: [("pandIdentificaties", api.sample("pand"))],
+    "gebruiksdoelen": lambda api: [bbox_param(api)[1], ("gebruiksdoelen", "woonfunctie")],
+}
+
+
+@pytest.mark.parametrize("name", list(LISTS))
+@check("address.adresseerbareobjecten.empty_list_rejected", MUST, "An empty pandIdentificaties or gebruiksdoelen (each an array of at least 1) is refused with 400",
+       requirements=["ADDR-4.adresseerbareobjecten.pandIdentificaties.items", "ADDR-4.adresseerbareobjecten.gebruiksdoelen",
+                     "ADDR-7.400"],
+       proven_by=["address.empty_lists_accepted"],
+       sends=["refused"],
+       feature="GET /adresseerbareobjecten")
+def test_empty_list_rejected(address_api, name: str) -> None:
+    # One value is the control; the same parameter without any value is the one change. Its
+    # value is empty, so an invalid-params list need not single it out (but must not blame another).
+    control = Req.of(OBJECTS, LISTS[name](address_api))
+    refused_vs_control(address_api, control, control.with_param(name, ""), rule=f"an empty {name} (at least 1 item)",
+                       statuses=(400,), names=name)
+
+
 @check("address.adresseerbareobjecten.gebruiksdoelen_filter", MUST, "bbox with gebruiksdoelen returns accommodation objects having at least one of the purposes",
        requirements=["ADDR-4.adresseerbareobjecten.gebruiksdoelen"],
        proven_by=["address.gebruiksdoelen_filter_ignored"],
@@ -500,6 +540,21 @@ def test_object_malformed_id_rejected(address_api, case: str) -> None:
     control = Req.of(f"{OBJECTS}/{vbo}")
     rejected_vs_control(address_api, control, control.with_path(f"{OBJECTS}/{value}"),
                         "adresseerbaarObjectIdentificatie", f"path id {value}")
+
+
+@pytest.mark.parametrize("expand", ["bestaatniet", "heeftAlsHoofdAdres,bestaatniet", "woonplaats"])
+@check("address.adresseerbaarobject.expand_unknown_rejected", MUST, "An expand value on one addressable object that is no relation of it is refused with 400 naming expand",
+       requirements=["ADDR-4.adresseerbareobjecten.id", "ADDR-4.expand", "ADDR-7.400"],
+       proven_by=["address.adresseerbaarobject_unknown_expand_ignored", "address.unknown_expand_ignored"],
+       may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+       sends=["refused"],
+       feature="GET /adresseerbareobjecten/{adresseerbaarObjectIdentificatie}")
+def test_object_expand_unknown_rejected(address_api, expand: str) -> None:
+    """Seed part 4 gives the lookup "expand (same values as above)": heeftAlsHoofdAdres,
+    heeftAlsNevenAdres, maaktDeelUitVan, or true. Another value (an address's relation
+    included) is a faulty parameter, answered 400 (part 7 lists it for this endpoint)."""
+    control = Req.of(f"{OBJECTS}/{address_api.sample('verblijfsobject')}", [("expand", "heeftAlsHoofdAdres")])
+    rejected_vs_control(address_api, control, control.with_param("expand", expand), "expand", f"expand={expand}")
 
 
 @check("address.adresseerbaarobject.geldig_op", MUST, "geldigOp returns the occurrence valid on that date, earlier than the current one",

@@ -281,13 +281,13 @@ def _bounds(name: str, cases: list[tuple[str, bool]]) -> list[Any]:
     check("address.adressen.huisnummer_limits", MUST, "huisnummer 1 and 99999 are accepted; 0 and 100000 are refused with 400 naming huisnummer",
         requirements=["ADDR-4.adressen.huisnummer", "ADDR-8.huisnummer"],
         proven_by=["address.huisnummer_limits_not_enforced"],
-        may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+        may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name", "address.nothing_found_as_404"],
         sends=["valid", "refused"],
         feature="GET /adressen"),
     check("address.adressenuitgebreid.huisnummer_limits", MUST, "huisnummer 1 and 99999 are accepted on /adressenuitgebreid; 0 and 100000 are refused with 400 naming it",
         requirements=["ADDR-4.adressenuitgebreid.params", "ADDR-4.adressen.huisnummer", "ADDR-8.huisnummer"],
         proven_by=["address.uitgebreid_params_not_validated", "address.huisnummer_limits_not_enforced"],
-        may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+        may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name", "address.nothing_found_as_404"],
         sends=["valid", "refused"],
         feature="GET /adressenuitgebreid")))
 def test_huisnummer_limits(address_api, path: str, value: str, accepted: bool) -> None:
@@ -317,13 +317,13 @@ def _pattern_case(address_api, path: str, name: str, value: str, valid: str, acc
     check("address.adressen.huisnummertoevoeging_pattern", MUST, "huisnummertoevoeging of 4 characters is accepted; 5 characters, 'a-b' and '!' are refused with 400",
         requirements=["ADDR-4.adressen.huisnummertoevoeging"],
         proven_by=["address.letter_addition_patterns_not_enforced", "address.addition_pattern_length_only"],
-        may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+        may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name", "address.nothing_found_as_404"],
         sends=["valid", "refused"],
         feature="GET /adressen"),
     check("address.adressenuitgebreid.huisnummertoevoeging_pattern", MUST, "huisnummertoevoeging of 4 characters is accepted on /adressenuitgebreid; 5 characters, 'a-b' and '!' are refused with 400",
         requirements=["ADDR-4.adressenuitgebreid.params", "ADDR-4.adressen.huisnummertoevoeging"],
         proven_by=["address.uitgebreid_params_not_validated", "address.letter_addition_patterns_not_enforced", "address.addition_pattern_length_only"],
-        may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+        may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name", "address.nothing_found_as_404"],
         sends=["valid", "refused"],
         feature="GET /adressenuitgebreid")))
 def test_huisnummertoevoeging_pattern(address_api, path: str, value: str, accepted: bool) -> None:
@@ -358,13 +358,13 @@ def test_huisletter_pattern(address_api, path: str, value: str, accepted: bool) 
     check("address.adressen.name_lengths", MUST, "woonplaatsNaam and openbareRuimteNaam of 80 characters are accepted; 81 and empty are refused with 400",
         requirements=["ADDR-4.adressen.woonplaatsNaam", "ADDR-8.length"],
         proven_by=["address.length_limits_not_enforced", "address.empty_text_accepted"],
-        may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+        may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name", "address.nothing_found_as_404"],
         sends=["valid", "refused"],
         feature="GET /adressen"),
     check("address.adressenuitgebreid.name_lengths", MUST, "woonplaatsNaam and openbareRuimteNaam of 80 characters are accepted on /adressenuitgebreid; 81 and empty are refused with 400",
         requirements=["ADDR-4.adressenuitgebreid.params", "ADDR-4.adressen.woonplaatsNaam", "ADDR-8.length"],
         proven_by=["address.uitgebreid_params_not_validated", "address.length_limits_not_enforced", "address.empty_text_accepted"],
-        may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+        may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name", "address.nothing_found_as_404"],
         sends=["valid", "refused"],
         feature="GET /adressenuitgebreid")))
 def test_name_lengths(address_api, path: str, name: str, length: int) -> None:
@@ -402,13 +402,13 @@ LENGTHS_255 = [pytest.param(n) for n in (255, 256, 0)]
     check("address.adressen.q_length", MUST, "q of 255 characters is accepted; 256 characters and an empty q are refused with 400",
         requirements=["ADDR-4.adressen.q", "ADDR-8.length"],
         proven_by=["address.length_limits_not_enforced", "address.empty_text_accepted"],
-        may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+        may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name", "address.nothing_found_as_404"],
         sends=["valid", "refused"],
         feature="GET /adressen"),
     check("address.adressenuitgebreid.q_length", MUST, "q of 255 characters is accepted on /adressenuitgebreid; 256 characters and an empty q are refused with 400",
         requirements=["ADDR-4.adressenuitgebreid.params", "ADDR-4.adressen.q", "ADDR-8.length"],
         proven_by=["address.uitgebreid_params_not_validated", "address.length_limits_not_enforced", "address.empty_text_accepted"],
-        may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+        may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name", "address.nothing_found_as_404"],
         sends=["valid", "refused"],
         feature="GET /adressenuitgebreid")))
 def test_q_length(address_api, path: str, length: int) -> None:
@@ -502,7 +502,7 @@ def end_status_query(api) -> tuple[str, list[tuple[str, str]]]:
 @check("address.adressen.inclusief_eind_status", MUST, "An address with an end status is left out by default and returned with inclusiefEindStatus=true",
        requirements=["ADDR-4.inclusiefEindStatus"],
        proven_by=["address.end_status_addresses_returned"],
-       may_fail_under=["address.not_found_as_200", "address.end_status_flag_ignored"],
+       may_fail_under=["address.not_found_as_200", "address.end_status_flag_ignored", "address.nothing_found_as_404"],
        feature="GET /adressen")
 def test_inclusief_eind_status(address_api) -> None:
     ended, query = end_status_query(address_api)
@@ -572,6 +572,51 @@ def test_expand_empty_rejected(address_api) -> None:
     rejected_vs_control(address_api, control, control.with_param("expand", ""), "expand", "an empty expand")
 
 
+# --------------------------------------------------------------------------- searches that find nothing
+# A /adressen/zoek term no address can match: no postcode, place, street, number, letter or
+# addition holds "qx" (the search matches parts of those, seed part 4 and bag-api.md 4.10).
+NOTHING_TERM = "qxqxqxqx"
+LETTERS = "zyxwvutsrqponmlkjihgfedcba"
+
+
+def _nothing_found(api, path: str) -> tuple[Req, Req, str]:
+    """(control that finds something, the same search changed so it surely finds nothing, the
+    collection's name). On /adressen and /adressenuitgebreid: the sample's postcode and number
+    with exacteMatch (the sample itself is the control's result), and a huisletter that none of
+    that number's addresses has, asked for first: exactly that letter and no addition matches none."""
+    address = sample_address(api)
+    if path == ZOEK:
+        control = Req.of(ZOEK, [("zoek", str(field(address, "postcode")))])
+        return control, control.with_param("zoek", NOTHING_TERM), "zoekresultaten"
+    query = postcode_query(address)
+    letters = {str(a.get("huisletter") or "").lower() for a in search_all(api, query)}
+    letter = next(c for c in LETTERS if c not in letters)
+    control = Req.of(path, [*query, ("exacteMatch", "true")])
+    return control, control.with_param("huisletter", letter), "adressen"
+
+
+@pytest.mark.parametrize("path", [pytest.param(ADRESSEN, id="adressen"), pytest.param(UITGEBREID, id="adressenuitgebreid"),
+                                  pytest.param(ZOEK, id="adressen-zoek")])
+@check("address.searches.nothing_found_200", MUST, "A search of /adressen, /adressenuitgebreid or /adressen/zoek that finds nothing is answered 200 with an empty collection (the seed lists no 404 for them)",
+       requirements=["ADDR-7", "ADDR-4.adressen", "ADDR-4.adressenuitgebreid", "ADDR-4.zoek", "BAGREF-4.1"],
+       proven_by=["address.nothing_found_as_404"],
+       feature="part 4, 7 / searches")
+def test_nothing_found_200(address_api, path: str) -> None:
+    """Seed part 7, "Statuses per endpoint": /adressen, /adressen/zoek and /adressenuitgebreid
+    have no 404 (their 200 is a collection: a search that finds nothing finds an empty one);
+    bag-api.md 4.1 and 4.10: an empty `_embedded` array or none, with the self link."""
+    control, changed, name = _nothing_found(address_api, path)
+    found = E.items(control_served(address_api, control), name)
+    require(bool(found), f"the unchanged search of {path} finds something",
+            f"{control.label} -> 200 with no results")
+    ex = changed.send(address_api)
+    expect(ex.status != 404, f"a search of {path} that finds nothing is answered 404 (seed part 7 lists no 404 "
+           "for it)", expected="200 with an empty collection", actual=ex.summary())
+    E.is_ok(ex, "a search that finds nothing")
+    left = g.collection_items(ex)
+    require(not left, f"a search of {path} that finds nothing", f"{ex.method} {ex.path} -> 200 with {len(left)} results")
+
+
 # --------------------------------------------------------------------------- zoek and zoekresultaatIdentificatie
 def zoek_results(api, term: str) -> list[dict[str, Any]]:
     return E.items(api.get(ZOEK, [("zoek", term), ("pageSize", "100")]), "zoekresultaten")
@@ -599,7 +644,7 @@ def test_zoekresultaat_resolves(address_api) -> None:
 @check("address.adressen.zoekresultaat_length", MUST, "zoekresultaatIdentificatie of 255 characters is accepted; 256 and an empty one are refused with 400",
        requirements=["ADDR-4.adressen.zoekresultaatIdentificatie", "ADDR-8.length"],
        proven_by=["address.length_limits_not_enforced", "address.empty_text_accepted"],
-       may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name", "address.zoek_results_not_resolvable"],
+       may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name", "address.zoek_results_not_resolvable", "address.nothing_found_as_404"],
        feature="GET /adressen")
 def test_zoekresultaat_length(address_api, length: int) -> None:
     _length_case(address_api, ADRESSEN, "zoekresultaatIdentificatie", "x", length, 255)
@@ -619,7 +664,7 @@ def test_zoek_required(address_api) -> None:
 @check("address.zoek.zoek_length", MUST, "zoek of 1 and 255 characters is accepted; 256 characters and an empty zoek are refused with 400",
        requirements=["ADDR-4.zoek", "ADDR-8.length"],
        proven_by=["address.length_limits_not_enforced", "address.empty_text_accepted"],
-       may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+       may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name", "address.nothing_found_as_404"],
        feature="GET /adressen/zoek")
 def test_zoek_length(address_api, length: int) -> None:
     _length_case(address_api, ZOEK, "zoek", "1", length, 255)
@@ -703,6 +748,22 @@ def test_adres_expand_embeds(address_api, expand: str) -> None:
     vbo, main, _, panden = vbo_relations(address_api)
     address = fetch_address(address_api, main, expand=expand)
     check_address_embeds(address, expand, expected_embeds(address, vbo, panden))
+
+
+@pytest.mark.parametrize("expand", ["bestaatniet", "woonplaats,bestaatniet", "heeftAlsHoofdAdres"])
+@check("address.adres.expand_unknown_rejected", MUST, "An expand value on one address that is no relation of an address is refused with 400 naming expand",
+       requirements=["ADDR-4.adressen.id", "ADDR-4.expand", "ADDR-7.400"],
+       proven_by=["address.adres_unknown_expand_ignored", "address.unknown_expand_ignored"],
+       may_fail_under=["address.invalid_params_missing", "address.invalid_params_without_name"],
+       sends=["refused"],
+       feature="GET /adressen/{nummeraanduidingIdentificatie}")
+def test_adres_expand_unknown_rejected(address_api, expand: str) -> None:
+    """Seed part 4 gives the lookup "Query expand (values as for /adressen)": nummeraanduiding,
+    openbareRuimte, woonplaats, adresseerbaarObject, panden, or true. Another value (an
+    addressable object's relation included) is a faulty parameter, answered 400 (part 7 lists it
+    for this endpoint)."""
+    control = Req.of(f"{ADRESSEN}/{address_api.sample('nummeraanduiding')}", [("expand", "woonplaats")])
+    rejected_vs_control(address_api, control, control.with_param("expand", expand), "expand", f"expand={expand}")
 
 
 @check("address.adres.expand_field", MUST, "expand written resource.field (woonplaats.naam) is accepted and embeds that field of the resource",

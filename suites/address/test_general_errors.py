@@ -9,7 +9,7 @@ import pytest
 from conformance.checks.address import general as g
 from conformance.checks.address import problem
 from conformance.checks.address.control import CLIENT_ERROR, Req, refused_vs_control
-from conformance.checks.registry import MUST, OBSERVATION, SHOULD, check
+from conformance.checks.registry import MUST, OBSERVATION, check
 
 
 def _error_cases(*, with_code: bool = False):
@@ -88,9 +88,43 @@ def test_invalid_params_name_parameter(address_api, name):
     problem.names_invalid_param(ex, name)
 
 
-@check("address.errors.instance_names_request", SHOULD, "The problem instance names the failing request (path and query)",
-       requirements=["BAGREF-5.6", "ADDR-2.error"],
-       proven_by=["address.problem_instance_without_query"],
+# Requests without their required or identifying parameter (seed part 7: "400 | paramsRequired
+# | no required/identifying parameter given; invalid-params lists faulty parameters"): (control,
+# the request without it, the parameter it lacks where the seed names one as required).
+PARAMS_REQUIRED = {
+    "adressen-no-query-kind": lambda api: (_sample_address_query(api), Req.of("/adressen"), None),
+    "adresseerbareobjecten-no-query-kind": lambda api: (
+        Req.of("/adresseerbareobjecten", {"pandIdentificaties": api.sample("pand")}), Req.of("/adresseerbareobjecten"),
+        None),
+    "zoek-without-zoek": lambda api: (
+        Req.of("/adressen/zoek", {"zoek": g.sample_address(api)["postcode"]}), Req.of("/adressen/zoek"), "zoek"),
+}
+
+
+@check("address.errors.params_required_invalid_params", MUST, "A 400 for a request without its required or identifying parameter carries invalid-params (items with type, name, code and reason), naming the required parameter it lacks",
+       requirements=["ADDR-7.400", "ADDR-2.invalid-params"],
+       proven_by=["address.params_required_without_invalid_params", "address.invalid_params_missing",
+                  "address.invalid_params_without_name"],
+       may_fail_under=["address.required_params_not_enforced"],
+       sends=["refused"],
+       feature="part 2, 7 / errors")
+@pytest.mark.parametrize("case", list(PARAMS_REQUIRED))
+def test_params_required_invalid_params(address_api, case):
+    """Seed part 2: invalid-params is an "array of objects, on 400"; part 7 gives the 400 of a
+    missing required or identifying parameter "invalid-params lists faulty parameters". Where no
+    single parameter is missing (any of several query kinds would do) the list may be empty;
+    where the seed names the parameter required (`zoek`), the list names it."""
+    control, changed, required = PARAMS_REQUIRED[case](address_api)
+    ex = refused_vs_control(address_api, control, changed, rule="no required or identifying parameter given",
+                            statuses=(400,), names=required or ())
+    problem.invalid_params(ex)
+    if required:
+        problem.names_invalid_param(ex, required)
+
+
+@check("address.errors.instance_names_request", MUST, "The problem instance names the request that failed: its path and query (relative or absolute)",
+       requirements=["ADDR-2.instance", "BAGREF-5.6"],
+       proven_by=["address.problem_instance_without_query", "address.problem_instance_constant"],
        may_fail_under=["address.no_api_key_served", "address.invalid_key_served", "address.restricted_key_not_enforced", "address.not_found_as_200", "address.accept_not_negotiated", "address.required_params_not_enforced", "address.server_error_on_malformed_date"],
        sends=["valid", "refused"],
        feature="part 2, 7 / errors")

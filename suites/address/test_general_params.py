@@ -21,16 +21,21 @@ def _address_query(address_api) -> dict[str, str]:
     return {"postcode": data["postcode"], "huisnummer": str(data["huisnummer"])}
 
 
+# Every boolean of seed part 4: the shared ones and those of one operation (geconstateerd of
+# /adresseerbareobjecten with its bbox, geheleLvc of /lvc).
 BOOLEANS = {
     "huidig": lambda api: (_object(api), {}),
     "inclusiefEindStatus": lambda api: (f"/adressen/{api.sample('nummeraanduiding')}", {}),
     "exacteMatch": lambda api: ("/adressen", _address_query(api)),
+    "geconstateerd": lambda api: ("/adresseerbareobjecten", {"bbox": api.sample("bbox")}),
+    "geheleLvc": lambda api: (f"{_object(api)}/lvc", {}),
 }
 
 
-@check("address.params.boolean_values_validated", MUST, "huidig, inclusiefEindStatus and exacteMatch other than a boolean: 400",
-       requirements=["ADDR-4.huidig", "ADDR-4.inclusiefEindStatus", "ADDR-4.exacteMatch"],
-       proven_by=["address.boolean_not_validated"],
+@check("address.params.boolean_values_validated", MUST, "huidig, inclusiefEindStatus, exacteMatch, geconstateerd and geheleLvc other than a boolean: 400",
+       requirements=["ADDR-4.huidig", "ADDR-4.inclusiefEindStatus", "ADDR-4.exacteMatch",
+                     "ADDR-4.adresseerbareobjecten.geconstateerd", "ADDR-4.lvc.geheleLvc"],
+       proven_by=["address.boolean_not_validated", "address.object_booleans_not_validated"],
        sends=["refused"],
        feature="part 4 / shared parameters")
 @pytest.mark.parametrize("value", ["ja", "2"])

@@ -230,6 +230,21 @@ def _find(ctx: Context, search: _Search, *, extended: bool) -> list[dict[str, An
     return list(found.values())
 
 
+# A search that finds nothing answered as if a resource were missing: 404 notFound, a status
+# seed part 7 lists for none of /adressen, /adressen/zoek and /adressenuitgebreid.
+NOTHING_FOUND_AS_404 = fault(
+    "address.nothing_found_as_404",
+    "a search of /adressen, /adressen/zoek or /adressenuitgebreid that finds nothing is answered 404 notFound "
+    "(instead of 200 with an empty collection)",
+)
+
+
+def _found_or_404(ctx: Context, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    if not items and ctx.on(NOTHING_FOUND_AS_404):
+        raise ProblemError("notFound")
+    return items
+
+
 def search(ctx: Context) -> HalResult:
     """GET /adressen."""
     kinds = {"zoekresultaat", "object", "pand", "q", "openbareRuimte"}
@@ -245,13 +260,14 @@ def search(ctx: Context) -> HalResult:
         items = _find(ctx, s, extended=False)
         if s.kind == "object" and ctx.on(F.OBJECT_QUERY_DROPS_SIDE_ADDRESSES):
             items = [a for a in items if not a.get("indicatieNevenadres")]
+    items = _found_or_404(ctx, items)
     return ctx.collection("adressen", items, s.paging, lambda a: resources.address(ctx, a, s.expand))
 
 
 def search_extended(ctx: Context) -> HalResult:
     """GET /adressenuitgebreid (no expand, no zoekresultaat, no openbareRuimteIdentificatie)."""
     s = _search(ctx, UITGEBREID_PARAMS, {"object", "pand", "q"}, extended=True)
-    items = _find(ctx, s, extended=True) if s.kind is not None else []
+    items = _found_or_404(ctx, _find(ctx, s, extended=True) if s.kind is not None else [])
     return ctx.collection("adressen", items, s.paging, lambda a: _extended(ctx, a))
 
 
@@ -272,7 +288,7 @@ def zoek(ctx: Context) -> HalResult:
     v.finish()
     items: list[dict[str, Any]] = []
     if term is not None:
-        items = ctx.repo.zoek(term)
+        items = _found_or_404(ctx, ctx.repo.zoek(term))
     elif not ctx.on(F.REQUIRED_PARAMS_NOT_ENFORCED):
         raise problems.required(["zoek"])
 
@@ -292,13 +308,21 @@ _GET_EXTENDED_PARAMS = frozenset({"inclusiefEindStatus"})
 _ONE_PAGE = Paging(1, DEFAULT_PAGE_SIZE)  # X-Pagination-* are listed for a single address's 200 too
 
 
+# The lookup of one address reads expand leniently, where the search refuses an unknown value.
+ADRES_UNKNOWN_EXPAND_IGNORED = fault(
+    "address.adres_unknown_expand_ignored",
+    "/adressen/{id} ignores expand values that are no relation of an address (200, nothing embedded for them); "
+    "/adressen still refuses them",
+)
+
+
 def get_one(ctx: Context) -> HalResult:
     """GET /adressen/{nummeraanduidingIdentificatie}."""
     q = ctx.query(_GET_ONE_PARAMS)
     v = P.Validator(q)
     num_id = ctx.path_id(v, "nummeraanduidingIdentificatie", P.NUMMERAANDUIDING_ID)
     eind = v.boolean("inclusiefEindStatus")
-    expand = ctx.expand(v, resources.ADDRESS_EXPAND)
+    expand = ctx.expand(v, resources.ADDRESS_EXPAND, lenient=ctx.on(ADRES_UNKNOWN_EXPAND_IGNORED))
     v.finish()
     eind = _with_end_status(ctx, eind)
     found = ctx.repo.get_address(num_id, inclusief_eind_status=eind)

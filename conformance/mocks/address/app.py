@@ -88,6 +88,14 @@ PROBLEM_INSTANCE_DECODED = fault(
 )
 
 
+# An instance that names no request at all: the same for every error answer (the API's base
+# path, a URI reference still), where seed part 2 has "instance | ... | the request that failed".
+PROBLEM_INSTANCE_CONSTANT = fault(
+    "address.problem_instance_constant",
+    "the problem instance is the same for every error answer (the API's base path), not the request that failed",
+)
+
+
 class _Answer(Response):
     """A 200 answer whose headers are already encoded (as Response.init_headers would)."""
 
@@ -174,6 +182,8 @@ class AddressMock:
             return f"GET {info.instance}"
         if self.on(PROBLEM_INSTANCE_DECODED):
             return unquote(info.instance)
+        if self.on(PROBLEM_INSTANCE_CONSTANT):
+            return info.base_path
         return info.raw_path if self.on(G.PROBLEM_INSTANCE_WITHOUT_QUERY) else info.instance
 
     # --- the pipeline -------------------------------------------------------------------
@@ -184,12 +194,11 @@ class AddressMock:
         if self.on(G.TIME_TRAVEL_FORBIDDEN) and _TIME_TRAVEL & {p.split("=", 1)[0] for p in info.raw_query.split("&")}:
             raise ProblemError("autorisation")
         if self.config.maintenance and not self.on(F.MAINTENANCE_IGNORED):
-            headers = {}
-            if not self.on(F.RETRY_AFTER_MISSING):
-                back = info.moment + timedelta(seconds=self.config.retry_after_s)
-                headers["Retry-After"] = format_datetime(back, usegmt=True)
-                if self.on(G.RETRY_AFTER_IN_SECONDS):
-                    headers["Retry-After"] = str(self.config.retry_after_s)
+            # Retry-After "may be sent" (seed part 7): the mock sends it, as the public service does.
+            back = info.moment + timedelta(seconds=self.config.retry_after_s)
+            headers = {"Retry-After": format_datetime(back, usegmt=True)}
+            if self.on(G.RETRY_AFTER_IN_SECONDS):
+                headers["Retry-After"] = str(self.config.retry_after_s)
             raise ProblemError("notAvailable", headers=headers)
         decision = self.limiter.check(
             key,

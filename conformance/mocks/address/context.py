@@ -18,7 +18,7 @@ from conformance.mocks.address.hal import Link, Paging, RequestInfo
 from conformance.mocks.address.params import Query, RawParam, Readings, Validator
 from conformance.mocks.address.problems import ProblemError
 from conformance.mocks.address.repository import Repository
-from conformance.mocks.faults import Fault, FaultSet
+from conformance.mocks.faults import Fault, FaultSet, fault
 
 # Collection paging (seed part 4 "Shared parameters").
 DEFAULT_PAGE_SIZE = 20
@@ -54,8 +54,11 @@ class Context:
         *,
         duplicate_codes: dict[str, str] | None = None,
         first_wins: frozenset[str] = frozenset(),
+        empty_allowed: frozenset[str] = frozenset(),
     ) -> Query:
-        empty_allowed = EMPTY_TEXT if self.on(FP.EMPTY_TEXT_ACCEPTED) else frozenset()
+        """The known parameters; `empty_allowed`: an endpoint's own fault that lets these be empty."""
+        if self.on(FP.EMPTY_TEXT_ACCEPTED):
+            empty_allowed = empty_allowed | EMPTY_TEXT
         q = Query(self.raw, known, duplicate_codes=duplicate_codes, first_wins=first_wins,
                   empty_allowed=empty_allowed)
         q.readings = self.readings()
@@ -70,9 +73,10 @@ class Context:
             name, self.path_id_raw or "", pattern, enforce=not self.on(F.PATH_ID_PATTERN_NOT_ENFORCED)
         )
 
-    def expand(self, v: Validator, allowed: dict[str, str]) -> frozenset[str] | None:
-        """The `expand` parameter, read as the faults on this mock read it."""
-        return v.expand("expand", allowed, ignore_unknown=self.on(F.UNKNOWN_EXPAND_IGNORED),
+    def expand(self, v: Validator, allowed: dict[str, str], *, lenient: bool = False) -> frozenset[str] | None:
+        """The `expand` parameter, read as the faults on this mock read it (`lenient`: an
+        endpoint's own fault that ignores unknown values there)."""
+        return v.expand("expand", allowed, ignore_unknown=lenient or self.on(F.UNKNOWN_EXPAND_IGNORED),
                         fields=not self.on(F.EXPAND_FIELD_REJECTED))
 
     def building_ids(self, pand_ids: tuple[str, ...] | None) -> tuple[str, ...]:
@@ -129,15 +133,24 @@ class Context:
         raise ProblemError("notFound")
 
 
+# The booleans of the addressable-object searches and life cycle read leniently, while the
+# shared ones (huidig, inclusiefEindStatus, exacteMatch) are still validated.
+OBJECT_BOOLEANS_NOT_VALIDATED = fault(
+    "address.object_booleans_not_validated",
+    "a non-boolean geconstateerd (/adresseerbareobjecten) or geheleLvc (/lvc) is read as false instead of 400",
+)
+
+
 @lru_cache(maxsize=64)
 def _readings(faults: frozenset[str]) -> Readings:
     """The Readings of a fault set (the same for every request of a mock)."""
+    lenient: frozenset[str] = frozenset()
+    if G.BOOLEAN_NOT_VALIDATED.name in faults:
+        lenient |= {"huidig", "inclusiefEindStatus", "exacteMatch"}
+    if OBJECT_BOOLEANS_NOT_VALIDATED.name in faults:
+        lenient |= {"geconstateerd", "geheleLvc"}
     return Readings(
-        lenient_booleans=(
-            frozenset({"huidig", "inclusiefEindStatus", "exacteMatch"})
-            if G.BOOLEAN_NOT_VALIDATED.name in faults
-            else frozenset()
-        ),
+        lenient_booleans=lenient,
         ignore_malformed_timestamps=G.BESCHIKBAAROP_NOT_VALIDATED.name in faults,
         misread_short_timestamps=G.BESCHIKBAAROP_SHORT_FORM_MISREAD.name in faults,
     )

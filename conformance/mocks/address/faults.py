@@ -142,7 +142,6 @@ DAY_QUOTA_NOT_ENFORCED = fault("address.day_quota_not_enforced", "the daily quot
 RATE_LIMIT_HEADERS_MISSING = fault("address.rate_limit_headers_missing", "200 responses carry no rate-limit headers")
 RATE_LIMIT_HEADERS_MISSING_ON_429 = fault("address.rate_limit_headers_missing_on_429", "429 responses carry no rate-limit headers")
 MAINTENANCE_IGNORED = fault("address.maintenance_ignored", "maintenance mode serves requests instead of 503")
-RETRY_AFTER_MISSING = fault("address.retry_after_missing", "503 responses carry no Retry-After header")
 
 # --- endpoint semantics (checks in conformance/checks/address/catalogue_endpoints.py) --------
 NUMMERAANDUIDING_SIDE_ADDRESS_IGNORED = fault(

@@ -18,6 +18,7 @@ from conformance.mocks.address.context import Context, HalResult
 from conformance.mocks.address.hal import TimeTravel
 from conformance.mocks.address.problems import ProblemError
 from conformance.mocks.address.repository import ObjectQuery
+from conformance.mocks.faults import fault
 
 SEARCH_PARAMS = frozenset(
     {
@@ -108,19 +109,45 @@ def _oppervlakte(ctx: Context, v: P.Validator) -> tuple[int | None, int | None]:
     return low, high
 
 
+# `type` read leniently: a value that names none of the three kinds filters nothing.
+TYPE_VALUE_NOT_VALIDATED = fault(
+    "address.type_value_not_validated",
+    "a type other than ligplaats, standplaats or verblijfsobject (e.g. type=fout) is ignored: the bbox "
+    "search is served unfiltered (200) instead of refused",
+)
+# The two list parameters read an empty value as an empty list, where seed part 4 gives
+# each "array (at least 1)".
+_LISTS = frozenset({"pandIdentificaties", "gebruiksdoelen"})
+EMPTY_LISTS_ACCEPTED = fault(
+    "address.empty_lists_accepted",
+    "an empty pandIdentificaties is a search for no building (200, nothing found) and an empty gebruiksdoelen "
+    "no filter (200), instead of refused (each is an array of at least 1)",
+)
+
+
+def _sent_empty(q: P.Query, name: str) -> bool:
+    param = q.get(name)
+    return param is not None and not param.value
+
+
 def search(ctx: Context) -> HalResult:
     """GET /adresseerbareobjecten."""
     # pandIdentificaties sent twice is a combination error (bag-api.md 4.8).
-    q = ctx.query(SEARCH_PARAMS, duplicate_codes={"pandIdentificaties": "unsupportedCombination"})
+    q = ctx.query(SEARCH_PARAMS, duplicate_codes={"pandIdentificaties": "unsupportedCombination"},
+                  empty_allowed=_LISTS if ctx.on(EMPTY_LISTS_ACCEPTED) else frozenset())
     v = P.Validator(q)
     ids_checked = not ctx.on(F.IDENTIFIER_PATTERNS_NOT_ENFORCED)
     num_id = v.pattern("nummeraanduidingIdentificatie", P.NUMMERAANDUIDING_ID, enforce=ids_checked)
     box = _bbox(ctx, v)
     geconstateerd = v.boolean("geconstateerd")
     low, high = _oppervlakte(ctx, v)
-    doelen = v.enum_list("gebruiksdoelen", P.GEBRUIKSDOELEN)
-    kind = v.enum("type", _TYPES, ignore_case=True)
-    pand_ids = v.pattern_list("pandIdentificaties", P.PAND_ID, enforce=ids_checked)
+    # Empty lists reach here only under the fault empty_lists_accepted (else Query refused them).
+    doelen = None if _sent_empty(q, "gebruiksdoelen") else v.enum_list("gebruiksdoelen", P.GEBRUIKSDOELEN)
+    sent_type = q.get("type")
+    unknown_type = sent_type is not None and (sent_type.value or "").lower() not in _TYPES
+    kind = None if unknown_type and ctx.on(TYPE_VALUE_NOT_VALIDATED) else v.enum("type", _TYPES, ignore_case=True)
+    no_buildings = _sent_empty(q, "pandIdentificaties")
+    pand_ids = () if no_buildings else v.pattern_list("pandIdentificaties", P.PAND_ID, enforce=ids_checked)
     huidig, geldig, beschikbaar = _time_travel(ctx, v)
     expand = ctx.expand(v, resources.OBJECT_EXPAND)
     paging = ctx.paging(v)
@@ -165,7 +192,8 @@ def search(ctx: Context) -> HalResult:
             pand_ids=ctx.building_ids(pand_ids) if chosen == "pandIdentificaties" else (),
             **_repo_time(ctx, huidig, geldig, beschikbaar),
         )
-        items = ctx.repo.find_adresseerbare_objecten(query)
+        # An empty building list (fault empty_lists_accepted) finds nothing, not every object.
+        items = [] if chosen == "pandIdentificaties" and no_buildings else ctx.repo.find_adresseerbare_objecten(query)
         if chosen == "nummeraanduidingIdentificatie" and ctx.on(F.NUMMERAANDUIDING_SIDE_ADDRESS_IGNORED):
             items = [o for o in items if o.get("heeftAlsHoofdAdres") == num_id]
     travel = _links_time_travel(q)
@@ -184,13 +212,21 @@ def search(ctx: Context) -> HalResult:
     return result
 
 
+# The lookup of one object reads expand leniently, where the search refuses an unknown value.
+ADRESSEERBAAROBJECT_UNKNOWN_EXPAND_IGNORED = fault(
+    "address.adresseerbaarobject_unknown_expand_ignored",
+    "/adresseerbareobjecten/{id} ignores expand values that are no relation of an addressable object (200, "
+    "nothing embedded for them); /adresseerbareobjecten still refuses them",
+)
+
+
 def get_one(ctx: Context) -> HalResult:
     """GET /adresseerbareobjecten/{adresseerbaarObjectIdentificatie}."""
     q = ctx.query(frozenset({"geldigOp", "beschikbaarOp", "expand", "huidig"}))
     v = P.Validator(q)
     object_id = ctx.path_id(v, "adresseerbaarObjectIdentificatie", P.ADRESSEERBAAR_OBJECT_ID)
     huidig, geldig, beschikbaar = _time_travel(ctx, v)
-    expand = ctx.expand(v, resources.OBJECT_EXPAND)
+    expand = ctx.expand(v, resources.OBJECT_EXPAND, lenient=ctx.on(ADRESSEERBAAROBJECT_UNKNOWN_EXPAND_IGNORED))
     v.finish()
     _check_huidig(ctx, huidig, q)
     found = ctx.repo.get_adresseerbaar_object(object_id, **_repo_time(ctx, huidig, geldig, beschikbaar))

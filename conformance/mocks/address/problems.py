@@ -17,7 +17,7 @@ from starlette.responses import Response
 
 from conformance.mocks.address import faults as F
 from conformance.mocks.address import faults_general as G
-from conformance.mocks.faults import FaultSet
+from conformance.mocks.faults import FaultSet, fault
 
 PROBLEM_JSON = "application/problem+json"
 
@@ -160,6 +160,16 @@ def validation(items: list[InvalidParam]) -> ProblemError:
     return ProblemError("paramsValidation", items)
 
 
+# A 400 for a request without its required or identifying parameter is answered as the public
+# service answers it (bag-api.md 4.11: "400 without invalid-params"), where seed part 7 has
+# "invalid-params lists faulty parameters"; the 400s for a faulty value keep their list.
+PARAMS_REQUIRED_WITHOUT_INVALID_PARAMS = fault(
+    "address.params_required_without_invalid_params",
+    "400 paramsRequired answers (no required or identifying parameter given) carry no invalid-params; "
+    "the other 400s still list their faulty parameters",
+)
+
+
 def render_problem(err: ProblemError, instance: str, faults: FaultSet) -> Response:
     status, title = CODES[err.code]
     code = _WRONG_CODES[err.code] if faults.on(F.WRONG_ERROR_CODE.name) else err.code
@@ -174,7 +184,8 @@ def render_problem(err: ProblemError, instance: str, faults: FaultSet) -> Respon
     type_not_uri = faults.on(G.PROBLEM_TYPE_NOT_URI.name)
     if type_not_uri:  # a phrase where a URI reference is due
         body["type"] = re.sub("([A-Z])", r" \1", err.code).lower() + " error"  # "params required error"
-    if status == 400 and not faults.on(F.INVALID_PARAMS_MISSING.name):
+    listed = not (err.code == "paramsRequired" and faults.on(PARAMS_REQUIRED_WITHOUT_INVALID_PARAMS.name))
+    if status == 400 and listed and not faults.on(F.INVALID_PARAMS_MISSING.name):
         items = [p.as_dict() for p in err.invalid_params]
         if type_not_uri:
             for item in items:
