@@ -498,6 +498,8 @@ def test_form_driver_dutch_markup(dutch: Server, browser: Browser, recorder: Rec
     assert result.extra_params == {"client": "b", "iss": dutch.base + "/b"}
     assert result.pages == ["login form", "redirect (307)", "redirect (303)", "consent form",
                             "redirect to the redirect_uri (303)"]
+    # the walk takes the code, and keeps how it came for the check of the response's form
+    assert (result.status, result.in_fragment) == (303, False)
     login_post = dict(dutch.posts[-2])
     assert login_post["gebruikersnaam"] == "bob" and login_post["zoek"] == ""
     assert login_post["na_het_wachtwoord"] == "", "only a text field before the password is the username"
@@ -591,6 +593,7 @@ def test_immediate_driver_follows_redirects_only(odd: Server, browser: Browser) 
     result = ImmediateDriver().authorize(browser, odd.authorize_url("/odd/immediate", "s-9"), REDIRECT_URI)
     assert (result.code, result.state) == ("immediate-code", "s-9")
     assert result.pages == ["redirect (302)", "redirect to the redirect_uri (303)"]
+    assert result.status == 303
     with pytest.raises(LoginError, match="after 3 steps"):
         ImmediateDriver(max_redirects=2).authorize(browser, odd.authorize_url("/odd/loop-a"), REDIRECT_URI)
 
@@ -624,8 +627,39 @@ def test_parse_authorization_response() -> None:
     assert result == AuthorizationResult(
         location=result.location, code=None, state="s", error="access_denied", error_description="No way",
         pages=["p"], consent_shown=True, extra_params={"error_uri": "u"})
-    fragment = parse_authorization_response("http://x/cb#code=c&state=s", pages=[], consent_shown=False)
-    assert (fragment.code, fragment.state) == ("c", "s")
+    assert (result.status, result.in_fragment) == (None, False)  # status: not seen
+    fragment = parse_authorization_response("http://x/cb#code=c&state=s", pages=[], consent_shown=False, status=302)
+    assert (fragment.code, fragment.state, fragment.status, fragment.in_fragment) == ("c", "s", 302, True)
+    # a fragment of the redirect_uri's own is not where the response went
+    query = parse_authorization_response("http://x/cb?code=c&state=s#top", pages=[], consent_shown=False, status=302)
+    assert (query.code, query.in_fragment) == ("c", False)
+    neither = parse_authorization_response("http://x/cb#top", pages=[], consent_shown=False)
+    assert (neither.code, neither.in_fragment) == (None, False)
+
+
+def test_authorization_response_form_is_judged() -> None:
+    from conformance.checks.auth.checks import ensure_authorization_response_form
+    from conformance.errors import NotJudged
+    from conformance.findings import Finding
+
+    def judged(location: str, status: int | None) -> str:
+        try:
+            ensure_authorization_response_form(parse_authorization_response(
+                location, pages=[], consent_shown=False, status=status))
+        except Finding as finding:
+            return f"finding: {finding}"
+        except NotJudged:
+            return "not judged"
+        return "pass"
+
+    assert judged("http://x/cb?code=c&state=s", 302) == "pass"
+    assert judged("http://x/cb?a=1&code=c&state=s", 302) == "pass"
+    assert "fragment" in judged("http://x/cb#code=c&state=s", 302)
+    assert "302" in judged("http://x/cb?code=c&state=s", 303)
+    assert "302" in judged("http://x/cb?code=c&state=s", 307)
+    assert "state" in judged("http://x/cb?code=c", 302)
+    assert judged("http://x/cb?code=c&state=s", None) == "not judged"  # a browser followed it
+    assert "fragment" in judged("http://x/cb#code=c&state=s", None)  # the form is still judged
 
 
 def test_form_parser_follows_html_submission_rules() -> None:
@@ -684,6 +718,7 @@ def test_manual_driver_catches_the_redirect(browser: Browser, recorder: Recorder
     result = outcome["result"]
     assert isinstance(result, AuthorizationResult)
     assert (result.code, result.state, result.extra_params) == ("c0de-1", TRICKY_STATE, {"iss": "me"})
+    assert result.status is None  # the human's browser saw the redirect's status, not the driver
     assert authorize_url in out.getvalue() and "Redirect received" in out.getvalue()
     assert recorder.exchanges == []
 

@@ -19,14 +19,26 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from cryptography.x509.verification import PolicyBuilder, Store, VerificationError
 
 from conformance.auth import pki as pki_module
-from conformance.auth import rfc7517
-from conformance.auth.pki import OIN_REGISTERED, OIN_TWICE, OIN_UNREGISTERED, TestPki
+from conformance.auth import pki_cli, rfc7517
+from conformance.auth.pki import (
+    OIN_REGISTERED,
+    OIN_SECOND_CUSTOMER,
+    OIN_TWICE,
+    OIN_UNREGISTERED,
+    PRIVATE_PERSONS_POLICY,
+    PRIVATE_SERVICES_POLICY,
+    TestPki,
+    policies_of,
+)
 from conformance.cli import main
 from conformance.errors import ConfigError
 
-GOOD_LEAVES = ("current", "next", "no_oin", "unregistered_oin", "twice_oin")
+# Leaves that chain to the root through the Private Services CAs and are valid now.
+GOOD_LEAVES = ("current", "next", "no_oin", "unregistered_oin", "twice_oin", "revoked", "oin_elsewhere",
+               "customer_a", "customer_b")
 DOCUMENT_NAMES = {"good", "current_only", "no_x5c", "untrusted", "expired", "no_oin", "mismatch",
-                  "unregistered_oin", "twice_oin"}
+                  "unregistered_oin", "twice_oin", "not_yet_valid", "revoked", "other_branch", "oin_elsewhere",
+                  "two_customers"}
 
 
 @pytest.fixture(scope="session")
@@ -105,11 +117,80 @@ def test_leaf_profile(pki: TestPki, name: str) -> None:
 
 def test_oins_in_subject_serial_number(pki: TestPki) -> None:
     assert pki.oin == OIN_REGISTERED
-    for name in ("current", "next", "expired", "untrusted"):
-        assert oin_of(pki.certificates[name]) == OIN_REGISTERED
+    for name in ("current", "next", "expired", "untrusted", "not_yet_valid", "revoked", "other_branch", "customer_a"):
+        assert oin_of(pki.certificates[name]) == OIN_REGISTERED, name
     assert oin_of(pki.certificates["no_oin"]) is None
     assert oin_of(pki.certificates["unregistered_oin"]) == OIN_UNREGISTERED == "00000099000000009000"
     assert oin_of(pki.certificates["twice_oin"]) == OIN_TWICE == "00000099000000002000"
+    assert oin_of(pki.certificates["customer_b"]) == OIN_SECOND_CUSTOMER == "00000099000000004000"
+
+
+def test_oin_elsewhere_has_the_registered_oin_in_organization_identifier_only(pki: TestPki) -> None:
+    subject = pki.certificates["oin_elsewhere"].subject
+    assert subject.get_attributes_for_oid(NameOID.SERIAL_NUMBER) == []
+    assert [a.value for a in subject.get_attributes_for_oid(NameOID.ORGANIZATION_IDENTIFIER)] == [OIN_REGISTERED]
+    # nothing else differs from a good leaf's subject (country, organisation, common name)
+    good = pki.certificates["current"].subject
+    for oid in (NameOID.COUNTRY_NAME, NameOID.ORGANIZATION_NAME):
+        assert subject.get_attributes_for_oid(oid) == good.get_attributes_for_oid(oid)
+
+
+def test_not_yet_valid_leaf_fails_only_on_its_dates(pki: TestPki) -> None:
+    leaf = pki.certificates["not_yet_valid"]
+    now = datetime.now(UTC)
+    assert leaf.not_valid_before_utc > now + pki_module.MIN_REMAINING  # stays in the future while reused
+    with pytest.raises(VerificationError, match="not valid"):
+        verifier(pki.root).verify(leaf, pki.intermediates)
+    inside = leaf.not_valid_before_utc + timedelta(days=1)
+    verifier(pki.root, inside).verify(leaf, pki.intermediates)
+
+
+def test_revoked_leaf_is_on_its_issuers_crl_at_its_distribution_point(pki: TestPki) -> None:
+    tsp = pki.intermediates[0]
+    crl = pki.crls["tsp_ca"]
+    assert crl.issuer == tsp.subject and crl.is_signature_valid(tsp.public_key())
+    assert crl.next_update_utc > datetime.now(UTC) + pki_module.MIN_REMAINING
+    revoked = {entry.serial_number for entry in crl}
+    assert revoked == {pki.certificates["revoked"].serial_number}
+    for name in ("current", "next", "revoked", "customer_b"):  # the leaf says where the CRL is
+        points = pki.certificates[name].extensions.get_extension_for_class(x509.CRLDistributionPoints).value
+        assert [n.value for p in points for n in p.full_name] == ["http://127.0.0.1:8765/crl/tsp-ca.crl"]
+    other = pki.crls["other_tsp_ca"]
+    assert other.issuer == pki.other_intermediates[0].subject and list(other) == []
+    assert pki.crl_url("tsp_ca") == pki_module.DEFAULT_CRL_BASE + "/tsp-ca.crl"
+    assert pki_module.DEFAULT_CRL_BASE == pki_cli.DEFAULT_CRL_BASE
+    assert x509.load_der_x509_crl(pki.crl_der("tsp-ca.crl")) == crl
+    assert pki.crl_der("root.crl") is None
+
+
+def test_other_branch_chains_to_the_root_through_another_domain(pki: TestPki) -> None:
+    leaf = pki.certificates["other_branch"]
+    verified = verifier(pki.root).verify(leaf, pki.other_intermediates)
+    assert verified.chain[-1] == pki.root and len(verified.chain) == 4
+    tsp, domain = pki.other_intermediates
+    assert domain.subject.get_attributes_for_oid(NameOID.COMMON_NAME)[0].value == (
+        "Test Staat der Nederlanden Private Personen CA - G1")
+    domain.verify_directly_issued_by(pki.root)
+    assert domain != pki.intermediates[1]
+    assert {policies_of(c) for c in (leaf, tsp, domain)} == {frozenset({PRIVATE_PERSONS_POLICY})}
+    assert pki.chain("other_branch") == [leaf, tsp, domain]
+
+
+@pytest.mark.parametrize("name", GOOD_LEAVES)
+def test_private_services_leaves_and_cas_assert_the_branch_policy(pki: TestPki, name: str) -> None:
+    for cert in (pki.certificates[name], *pki.intermediates):
+        assert policies_of(cert) == {PRIVATE_SERVICES_POLICY}
+    assert policies_of(pki.root) == frozenset()
+    assert PRIVATE_SERVICES_POLICY.startswith("2.999.")  # the example arc: never a real PKIoverheid policy
+
+
+def test_two_customers_document_holds_two_end_customers_keys(pki: TestPki) -> None:
+    keys = pki.jwks_documents()["two_customers"]["keys"]
+    assert [k["kid"] for k in keys] == [pki.kid("customer_a"), pki.kid("customer_b")]
+    oins = [oin_of(rfc7517.chain_from_jwk(k)[0]) for k in keys]
+    assert oins == [OIN_REGISTERED, OIN_SECOND_CUSTOMER]
+    assert pki.signing_material("two_customers")[1] == pki.kid("customer_a")
+    assert pki.signing_material("customer_b")[1] == pki.kid("customer_b")
 
 
 def test_expired_leaf_fails_only_on_its_dates(pki: TestPki) -> None:
@@ -135,7 +216,7 @@ def test_untrusted_leaf_chains_to_the_foreign_root_only(pki: TestPki) -> None:
 
 def test_good_certificates_stay_valid_a_while(pki: TestPki) -> None:
     soon = datetime.now(UTC) + timedelta(days=300)
-    for name in ("current", "next"):
+    for name in ("current", "next", "customer_a", "customer_b"):
         verifier(pki.root, soon).verify(pki.certificates[name], pki.intermediates)
 
 
@@ -187,7 +268,10 @@ def test_mismatch_pairs_its_own_key_with_the_current_certificate(pki: TestPki) -
 
 
 def test_kids_are_distinct_except_where_the_case_needs_the_current_key(pki: TestPki) -> None:
-    kid_of = {name: doc["keys"][0]["kid"] for name, doc in pki.jwks_documents().items() if name != "good"}
+    kid_of = {name: doc["keys"][0]["kid"] for name, doc in pki.jwks_documents().items()
+              if name not in ("good", "two_customers")}
+    kid_of["two_customers_second"] = pki.jwks_documents()["two_customers"]["keys"][1]["kid"]
+    kid_of["two_customers"] = pki.jwks_documents()["two_customers"]["keys"][0]["kid"]
     shared = {name for name, kid in kid_of.items() if kid == pki.kid("current")}
     assert shared == {"current_only", "no_x5c"}
     others = [kid for name, kid in kid_of.items() if name not in shared]
@@ -195,10 +279,11 @@ def test_kids_are_distinct_except_where_the_case_needs_the_current_key(pki: Test
     assert not set(others) & {pki.kid("current"), pki.kid("next")}
 
 
-@pytest.mark.parametrize("name", sorted(DOCUMENT_NAMES | {"next", "current"}))
+@pytest.mark.parametrize("name", sorted(DOCUMENT_NAMES | {"next", "current", "customer_a", "customer_b"}))
 def test_signing_material_belongs_to_a_key_of_its_document(pki: TestPki, name: str) -> None:
     key, kid = pki.signing_material(name)
-    document = pki.jwks_documents()["good" if name in ("current", "next") else name]
+    owner = {"current": "good", "next": "good", "customer_a": "two_customers", "customer_b": "two_customers"}
+    document = pki.jwks_documents()[owner.get(name, name)]
     jwk = next(j for j in document["keys"] if j["kid"] == kid)
     assert rfc7517.public_key_from_jwk(jwk) == key.public_key()
 
@@ -303,17 +388,44 @@ def test_ensure_reuses_a_valid_pki(pki: TestPki, pki_dir: Path, tmp_path: Path) 
 
 def test_ensure_rebuilds_a_pki_about_to_expire_or_broken(tmp_path: Path) -> None:
     directory = tmp_path / "old"
-    old = pki_module.init_test_pki(directory, now=datetime.now(UTC) - timedelta(days=360))
+    old = pki_module.init_test_pki(directory, now=datetime.now(UTC) - timedelta(days=360),
+                                   crl_base="http://127.0.0.1:9100/crl")
     assert old.certificates["current"].not_valid_after_utc > datetime.now(UTC)  # still valid, but not for long
     fresh = pki_module.ensure_test_pki(directory)
     assert fresh.root != old.root
+    assert fresh.crl_base == "http://127.0.0.1:9100/crl"  # rebuilt as it was made
     assert fresh.certificates["current"].not_valid_after_utc > datetime.now(UTC) + timedelta(days=300)
     assert pki_module.ensure_test_pki(directory).root == fresh.root  # and then reused
     (directory / "manifest.json").unlink()
     assert pki_module.ensure_test_pki(directory).root != fresh.root
 
 
-@pytest.mark.parametrize("oin", ["123", "0000009900000000100a", "000000990000000010000", OIN_TWICE])
+def test_ensure_rebuilds_when_the_not_yet_valid_leaf_is_about_to_begin(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    directory = tmp_path / "old"
+    # a PKI whose not-yet-valid leaf begins in 10 days, within the reuse margin, while every
+    # other certificate and the CRLs would still do
+    monkeypatch.setattr(pki_module, "NOT_YET_VALID_IN", timedelta(days=10))
+    old = pki_module.init_test_pki(directory)
+    monkeypatch.undo()
+    assert old.certificates["current"].not_valid_after_utc > datetime.now(UTC) + timedelta(days=300)
+    fresh = pki_module.ensure_test_pki(directory)
+    assert fresh.root != old.root
+    assert fresh.certificates["not_yet_valid"].not_valid_before_utc > datetime.now(UTC) + timedelta(days=365)
+
+
+def test_load_refuses_a_crl_not_signed_by_its_ca(pki_dir: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(pki_dir, copy)
+    shutil.copy(pki_dir / "other-tsp-ca.crl", copy / "tsp-ca.crl")
+    with pytest.raises(ConfigError, match="tsp-ca.crl"):
+        pki_module.load_test_pki(copy)
+    (copy / "tsp-ca.crl").unlink()
+    with pytest.raises(ConfigError, match="tsp-ca.crl"):
+        pki_module.load_test_pki(copy)
+
+
+@pytest.mark.parametrize("oin", ["123", "0000009900000000100a", "000000990000000010000", OIN_TWICE, OIN_SECOND_CUSTOMER])
 def test_init_refuses_bad_oins(oin: str, tmp_path: Path) -> None:
     with pytest.raises(ValueError):
         pki_module.init_test_pki(tmp_path, oin=oin)
@@ -324,11 +436,12 @@ def test_init_refuses_bad_oins(oin: str, tmp_path: Path) -> None:
 def test_cli_init_and_show(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     directory = tmp_path / "made" / "here"
     oin = "00000099000000003000"
-    assert main(["pki", "init", "--out", str(directory), "--oin", oin]) == 0
+    assert main(["pki", "init", "--out", str(directory), "--oin", oin, "--crl-base", "http://harness.test:9000/crl/"]) == 0
     init_out = capsys.readouterr().out
     made = pki_module.load_test_pki(directory)
     assert made.oin == oin
     assert oin_of(made.certificates["current"]) == oin
+    assert made.crl_url("tsp_ca") == "http://harness.test:9000/crl/tsp-ca.crl"
     assert main(["pki", "show", str(directory)]) == 0
     show_out = capsys.readouterr().out
     assert "JWKS URL to register" in show_out and "http://127.0.0.1:8765/jwks/good.json" in show_out
@@ -340,6 +453,8 @@ def test_cli_init_and_show(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
             assert made.kid(name) in out
         assert str(directory / "jwks.json") in out
         assert made.certificates["current"].not_valid_after_utc.isoformat() in out
+        assert "http://harness.test:9000/crl/tsp-ca.crl" in out and "(revokes revoked)" in out
+        assert PRIVATE_SERVICES_POLICY in out and OIN_SECOND_CUSTOMER in out
         assert "PRIVATE KEY" not in out
         assert not any(line in out for line in private_pem_lines(directory))
 
@@ -359,6 +474,10 @@ def test_cli_errors_exit_2_with_the_reason(tmp_path: Path, capsys: pytest.Captur
     assert main(["pki", "serve", str(tmp_path / "absent")]) == 2
     assert main(["pki", "show", str(tmp_path), "--port", "70000"]) == 2
     assert "0 to 65535" in capsys.readouterr().err
+    assert main(["pki", "init", "--out", str(tmp_path / "y"), "--crl-base", "ftp://x/crl"]) == 2
+    assert "http(s) URL" in capsys.readouterr().err
+    assert main(["pki", "init", "--out", str(tmp_path / "z"), "--oin", OIN_SECOND_CUSTOMER]) == 2
+    assert "reserved" in capsys.readouterr().err
 
 
 def test_cli_serve_publishes_the_jwks_on_loopback(pki: TestPki, pki_dir: Path) -> None:
@@ -383,10 +502,18 @@ def test_cli_serve_publishes_the_jwks_on_loopback(pki: TestPki, pki_dir: Path) -
         url = re.search(r"published at (\S+)", out.getvalue())
         assert url, out.getvalue()
         document = httpx.get(url.group(1), trust_env=False).json()
+        base = url.group(1).split("/jwks/")[0]
+        crl = httpx.get(f"{base}/crl/tsp-ca.crl", trust_env=False)
+        missing = httpx.get(f"{base}/crl/nothing.crl", trust_env=False)
     finally:
         stop.set()
         worker.join(10)
     assert [k["kid"] for k in document["keys"]] == [pki.kid("current"), pki.kid("next")]
+    assert crl.status_code == 200 and crl.headers["content-type"] == "application/pkix-crl"
+    assert x509.load_der_x509_crl(crl.content) == pki.crls["tsp_ca"]
+    assert missing.status_code == 404
+    # served on another port than the distribution points name: said so
+    assert "note: the leaves name http://127.0.0.1:8765/crl/tsp-ca.crl" in out.getvalue()
     assert not worker.is_alive()
 
 

@@ -34,7 +34,14 @@ with warnings.catch_warnings():  # starlette suggests httpx2; httpx is what the 
 
 from conformance.auth import rfc7523, rfc7636
 from conformance.auth.jwks_publisher import create_app as jwks_app
-from conformance.auth.pki import OIN_REGISTERED, OIN_TWICE, TestPki, init_test_pki
+from conformance.auth.pki import (
+    OIN_REGISTERED,
+    OIN_SECOND_CUSTOMER,
+    OIN_TWICE,
+    PRIVATE_SERVICES_POLICY,
+    TestPki,
+    init_test_pki,
+)
 from conformance.mocks.auth.app import create_app
 from conformance.mocks.auth.config import AuthMockConfig, ClientRegistration, User
 from conformance.mocks.faults import FaultSet, catalogue
@@ -56,7 +63,11 @@ TRICKY_STATE = "a+b %2F/c~d*e'f(g)h!"
 CC_DOCUMENTS = {CC: "good", "inquiry-no-x5c": "no_x5c", "inquiry-untrusted": "untrusted",
                 "inquiry-expired": "expired", "inquiry-no-oin": "no_oin", "inquiry-mismatch": "mismatch",
                 "inquiry-unregistered-oin": "unregistered_oin", "inquiry-twice-oin": "twice_oin",
-                "inquiry-rotating": "rotating", "inquiry-huge": "huge", "inquiry-missing": "missing"}
+                "inquiry-rotating": "rotating", "inquiry-huge": "huge", "inquiry-missing": "missing",
+                "inquiry-not-yet-valid": "not_yet_valid", "inquiry-revoked": "revoked",
+                "inquiry-other-branch": "other_branch", "inquiry-oin-elsewhere": "oin_elsewhere",
+                "inquiry-two-customers": "two_customers"}
+TWO = "inquiry-two-customers"
 _REQUEST_ID = re.compile(r'name="request_id" value="([^"]+)"')
 
 
@@ -96,10 +107,11 @@ def make_config(pki: TestPki, jwks_base: str, **overrides: Any) -> AuthMockConfi
     return AuthMockConfig(
         clients=clients,
         users={name: User(name, password, roles) for name, (password, roles) in USERS.items()},
-        customers={OIN_REGISTERED: ("Notariskantoor Test B.V.",), OIN_TWICE: ("Gemeente Test", "Waterschap Test")},
+        customers={OIN_REGISTERED: ("Notariskantoor Test B.V.",), OIN_TWICE: ("Gemeente Test", "Waterschap Test"),
+                   OIN_SECOND_CUSTOMER: ("Notariskantoor Tweede Test B.V.",)},
         trust_roots=(pki.root,),
         audience=AUD,
-        **overrides,
+        **{"branch_policies": (PRIVATE_SERVICES_POLICY,), "crls": tuple(pki.crls.values()), **overrides},
     )
 
 
@@ -177,8 +189,8 @@ class Env:
                 "redirect_uri": redirect_uri}
         return self.client.post(TOKEN, data={k: v for k, v in data.items() if v is not None})
 
-    def code_tokens(self, **kwargs: Any) -> dict[str, Any]:
-        response = self.exchange(self.code(**kwargs))
+    def code_tokens(self, *, exchange: dict[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
+        response = self.exchange(self.code(**kwargs), **(exchange or {}))
         assert response.status_code == 200, response.text
         return response.json()
 
@@ -527,6 +539,13 @@ def _refusals(env: Env, stranger: rsa.RSAPrivateKey) -> dict[str, tuple[str, str
         "OIN registered nowhere": (env.assertion(material="unregistered_oin", client_id="inquiry-unregistered-oin"),
                                    "no customer"),
         "OIN registered twice": (env.assertion(material="twice_oin", client_id="inquiry-twice-oin"), "more than one"),
+        "certificate not valid yet": (env.assertion(material="not_yet_valid", client_id="inquiry-not-yet-valid"),
+                                      "not valid"),
+        "revoked certificate": (env.assertion(material="revoked", client_id="inquiry-revoked"), "is revoked"),
+        "certificate of another branch": (env.assertion(material="other_branch", client_id="inquiry-other-branch"),
+                                          "outside the Private Services branch"),
+        "OIN in organizationIdentifier": (env.assertion(material="oin_elsewhere", client_id="inquiry-oin-elsewhere"),
+                                          "no OIN"),
         "JWKS too large": (env.assertion(client_id="inquiry-huge"), "larger than 65536"),
         "JWKS missing": (env.assertion(client_id="inquiry-missing"), "404"),
         "not a JWS": ("not-a-jws", "compact"),
@@ -571,6 +590,31 @@ def test_assertion_form_rules(env):
     assert _error(no_auth) == (401, "invalid_client")
     with_secret = env.cc(env.assertion(), client_secret="x")
     assert _error(with_secret) == (400, "invalid_request")
+
+
+def test_one_client_with_two_end_customers_certificates(env):
+    for material in ("two_customers", "customer_b"):
+        response = env.cc(env.assertion(material=material, client_id=TWO))
+        assert response.status_code == 200, response.text
+        assert env.call(INQUIRY_URL, response.json()["access_token"]).json()["client_id"] == TWO
+
+
+def test_revocation_needs_the_issuers_crl(make_env):
+    """A certificate that names a CRL distribution point is refused when the server holds no
+    CRL of its issuer (status unknown), or one another CA signed; the CAs name none."""
+    for crls in ((), (make_env().pki.crls["other_tsp_ca"],)):
+        env = make_env(crls=crls)
+        response = env.cc(env.assertion())
+        assert _error(response) == _REFUSED and "revocation status is unknown" in response.json()["error_description"]
+    forged = make_env(crls=(make_env().pki.crls["tsp_ca"],))
+    assert forged.cc(forged.assertion()).status_code == 200
+    assert _error(forged.cc(forged.assertion(material="revoked", client_id="inquiry-revoked"))) == _REFUSED
+
+
+def test_without_a_configured_branch_any_domain_of_the_root_passes(make_env):
+    env = make_env(branch_policies=())
+    assert env.cc(env.assertion(material="other_branch", client_id="inquiry-other-branch")).status_code == 200
+    assert _error(env.cc(env.assertion(material="untrusted", client_id="inquiry-untrusted"))) == _REFUSED
 
 
 def test_certificates_are_judged_at_the_mock_clock(env):
@@ -823,6 +867,34 @@ def _saml_type(e: Env) -> Any:
     return _o(e.cc(e.assertion(), client_assertion_type="urn:ietf:params:oauth:client-assertion-type:saml2-bearer"))
 
 
+def _refresh_twice(e: Env) -> list[Any]:
+    """Whether a refresh returns a refresh_token, and the presented one presented again."""
+    refresh_token = e.code_tokens()["refresh_token"]
+    first = e.refresh(refresh_token)
+    return ["refresh_token" in first.json(), _o(first), _o(e.refresh(refresh_token))]
+
+
+def _expires_in_per_grant(e: Env) -> list[Any]:
+    code = e.code_tokens()
+    return [code["expires_in"], _cc_body(e)["expires_in"], e.refresh(code["refresh_token"]).json()["expires_in"]]
+
+
+def _content_type_per_grant(e: Env) -> list[Any]:
+    code = e.exchange(e.code())
+    refreshed = e.refresh(code.json()["refresh_token"])
+    return [code.headers["content-type"], e.cc(e.assertion()).headers["content-type"],
+            refreshed.headers["content-type"]]
+
+
+def _response_form(e: Env) -> list[Any]:
+    """The status of the redirect with the code, whether code and state are in its query,
+    and whether they are in its fragment."""
+    authz = e.authorize()
+    parts = urlsplit(authz.location or "")
+    in_query = {"code", "state"} <= parse_qs(parts.query).keys()
+    return [authz.status, in_query, {"code", "state"} <= parse_qs(parts.fragment).keys()]
+
+
 _REFUSED = (401, "invalid_client")
 _BAD_TOKEN = 'Bearer realm="registry", error="invalid_token"'
 _SCOPE_CHALLENGE = f'Bearer realm="registry", error="insufficient_scope", scope="{FILING}"'
@@ -946,6 +1018,37 @@ FAULT_TABLE: list[tuple[str, Callable[[Env], Any], Any, Any]] = [
      _BAD_TOKEN, 'Bearer realm="registry"'),
     ("filing_wsdl_not_xml", lambda e: e.call(FILING_URL, e.code_tokens()["access_token"]).headers["content-type"],
      "text/xml; charset=utf-8", "application/json"),
+    # issue 42: faults declared beside the behaviour they change
+    ("assertion_not_before_not_checked",
+     lambda e: [_o(e.cc(e.assertion(material=m, client_id=c)))
+                for m, c in (("not_yet_valid", "inquiry-not-yet-valid"), ("expired", "inquiry-expired"))],
+     [_REFUSED, _REFUSED], ["ok", _REFUSED]),
+    ("assertion_revocation_not_checked", _cc(lambda e: e.assertion(material="revoked", client_id="inquiry-revoked")),
+     _REFUSED, "ok"),
+    ("assertion_branch_not_checked",
+     lambda e: [_o(e.cc(e.assertion(material=m, client_id=c)))
+                for m, c in (("other_branch", "inquiry-other-branch"), ("untrusted", "inquiry-untrusted"))],
+     [_REFUSED, _REFUSED], ["ok", _REFUSED]),
+    ("assertion_oin_from_organization_identifier",
+     lambda e: [_o(e.cc(e.assertion(material=m, client_id=c)))
+                for m, c in (("oin_elsewhere", "inquiry-oin-elsewhere"), ("no_oin", "inquiry-no-oin"))],
+     [_REFUSED, _REFUSED], ["ok", _REFUSED]),
+    ("assertion_one_oin_per_client",
+     lambda e: [_o(e.cc(e.assertion(material=m, client_id=TWO))) for m in ("two_customers", "customer_b")],
+     ["ok", "ok"], ["ok", _REFUSED]),
+    ("refresh_no_refresh_token", _refresh_twice, [True, "ok", (400, "invalid_grant")], [False, "ok", "ok"]),
+    ("refresh_client_not_compared",
+     lambda e: _o(e.refresh(e.code_tokens(client_id=PUBLIC, exchange={"client_id": PUBLIC, "secret": None})
+                            ["refresh_token"])), (400, "invalid_grant"), "ok"),
+    ("refresh_unknown_accepted", lambda e: _o(e.refresh("never-issued-" + "x" * 32)), (400, "invalid_grant"), "ok"),
+    ("refresh_expires_in_string", _expires_in_per_grant, [3600, 3600, 3600], [3600, 3600, "3600"]),
+    ("refresh_media_type_no_charset", _content_type_per_grant,
+     ["application/json;charset=UTF-8"] * 3, ["application/json;charset=UTF-8"] * 2 + ["application/json"]),
+    ("authorize_code_in_fragment", _response_form, [302, True, False], [302, False, True]),
+    ("authorize_code_redirect_303", _response_form, [302, True, False], [303, True, False]),
+    ("insufficient_scope_as_401",
+     lambda e: (lambda r: [r.status_code, r.headers.get("www-authenticate")])(e.call(FILING_URL, e.cc_token())),
+     [403, _SCOPE_CHALLENGE], [401, _BAD_TOKEN]),
 ]
 
 
@@ -994,6 +1097,9 @@ BUNDLE_CHANGES: dict[str, set[str]] = {
     "resource_scope_not_checked": {"cc_at_filing"},
     "www_authenticate_missing": {"no_token"},
     "filing_wsdl_not_xml": {"filing"},
+    # the code goes back in the fragment: the bundle's client reads the query only
+    "authorize_code_in_fragment": {"authorize", "code_response", "filing", "refresh"},
+    "insufficient_scope_as_401": {"cc_at_filing"},
 }
 
 

@@ -98,7 +98,13 @@ class AuthorizationResult:
     """Where the authorization ended: the redirect to the redirect_uri and its parameters.
 
     `location` is the raw redirect address (it carries the code: never report it);
-    `pages` describes each step ("login form", "consent form", "redirect (302)", ...)."""
+    `pages` describes each step ("login form", "consent form", "redirect (302)", ...).
+
+    The walk takes the response wherever the server put it, so the checks that start from a
+    code can run; how it came back is kept for the check of the response's form (seed part 4:
+    "via 302 redirect"; part 2: "query parameters `state` and `code`"): `status` is the
+    redirect's HTTP status (None where the driver did not see it: a human's browser), and
+    `in_fragment` says the parameters were read from the fragment, the query holding none."""
 
     location: str
     code: str | None
@@ -108,6 +114,8 @@ class AuthorizationResult:
     pages: list[str] = field(default_factory=list)
     consent_shown: bool = False
     extra_params: dict[str, str] = field(default_factory=dict)
+    status: int | None = None
+    in_fragment: bool = False
 
     @property
     def answer(self) -> str:
@@ -137,15 +145,19 @@ def is_redirect_uri(location: str, redirect_uri: str) -> bool:
 
 
 def parse_authorization_response(
-    location: str, *, pages: list[str], consent_shown: bool
+    location: str, *, pages: list[str], consent_shown: bool, status: int | None = None
 ) -> AuthorizationResult:
     """RFC 6749 4.1.2: the response parameters of the redirect's query (or, when the query
-    has none, its fragment). Parameters other than code, state, error and error_description
-    (`iss`, `error_uri`, ...) go to `extra_params`; a repeated one keeps its first value."""
+    has none, its fragment: `in_fragment`, a finding of the check of the response's form).
+    Parameters other than code, state, error and error_description (`iss`, `error_uri`, ...)
+    go to `extra_params`; a repeated one keeps its first value. `status`: the redirect's."""
     parts = urlsplit(location)
     params = _first_values(parts.query)
+    in_fragment = False
     if not any(key in params for key in ("code", "error")) and parts.fragment:
-        params = _first_values(parts.fragment)
+        fragment = _first_values(parts.fragment)
+        in_fragment = any(key in fragment for key in ("code", "error"))
+        params = fragment
     return AuthorizationResult(
         location=location,
         code=params.get("code"),
@@ -155,6 +167,8 @@ def parse_authorization_response(
         pages=pages,
         consent_shown=consent_shown,
         extra_params={k: v for k, v in params.items() if k not in _RESULT_KEYS},
+        status=status,
+        in_fragment=in_fragment,
     )
 
 
@@ -478,7 +492,8 @@ class _Walk:
 
     def finish(self, location: str, status: int) -> AuthorizationResult:
         self.pages.append(f"redirect to the redirect_uri ({status})")
-        return parse_authorization_response(location, pages=self.pages, consent_shown=self.consent_shown)
+        return parse_authorization_response(location, pages=self.pages, consent_shown=self.consent_shown,
+                                            status=status)
 
 
 def _origin_of(url: str) -> str:

@@ -1,11 +1,14 @@
-"""`conformance pki init --out DIR [--oin OIN]`, `pki show DIR [--port N]`, `pki serve DIR [--port N]`.
+"""`conformance pki init --out DIR [--oin OIN] [--crl-base URL]`, `pki show DIR [--port N]`,
+`pki serve DIR [--port N]`.
 
 `init` makes the test PKI the local mock trusts (conformance.auth.pki); `show` says what
-is in one: the OIN, the key ids, the validity of each certificate, the JWKS file and the
-loopback JWKS URL to register; `serve` publishes its JWKS documents at that URL (for an
-authorization server on the same machine, such as a vendor's local build). Private keys
-are only ever named by their file, never printed. Exit codes as for `run`: 0 done, 2 a
-usage or configuration error (with a message naming the input).
+is in one: the OIN, the key ids, the validity of each certificate, the certificate policy of
+each domain, the CRLs and where the leaves say they are, the JWKS file and the loopback JWKS
+URL to register; `serve` publishes its JWKS documents at that URL and its CRLs at their
+distribution point (`/crl/<file>`, DER), for an authorization server on the same machine,
+such as a vendor's local build. Private keys are only ever named by their file, never
+printed. Exit codes as for `run`: 0 done, 2 a usage or configuration error (with a message
+naming the input).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from conformance.auth.oin import OIN_PATTERN, OIN_REGISTERED, OIN_TWICE, OIN_UNREGISTERED
+from conformance.auth.oin import OIN_PATTERN, OIN_REGISTERED
 from conformance.errors import ConfigError, ExitCode
 
 if TYPE_CHECKING:
@@ -38,14 +41,18 @@ def add_pki_commands(subparsers: Any) -> None:
     )
     init.add_argument("--out", type=Path, required=True, metavar="DIR", help="directory to write (created if needed)")
     init.add_argument("--oin", default=OIN_REGISTERED, help=f"OIN of the client certificates, 20 digits (default: {OIN_REGISTERED})")
+    init.add_argument("--crl-base", default=DEFAULT_CRL_BASE, metavar="URL",
+                      help="the URL the leaves' CRL distribution points name, where `pki serve` publishes the CRLs "
+                      f"(default: {DEFAULT_CRL_BASE}, the loopback port of `pki serve`)")
     init.set_defaults(handler=cmd_pki_init)
     show = commands.add_parser("show", help="print the OIN, key ids, validity and JWKS URL of a test PKI")
     show.add_argument("directory", type=Path, metavar="DIR", help="a directory written by `pki init`")
     show.add_argument("--port", type=_port, default=DEFAULT_JWKS_PORT, help=f"the port `pki serve` uses (default: {DEFAULT_JWKS_PORT})")
     show.set_defaults(handler=cmd_pki_show)
     serve = commands.add_parser(
-        "serve", help="publish a test PKI's JWKS documents on loopback until Ctrl-C",
-        description="Serves GET /jwks/<document>.json on 127.0.0.1 (good.json: the current and next keys).",
+        "serve", help="publish a test PKI's JWKS documents and CRLs on loopback until Ctrl-C",
+        description="Serves GET /jwks/<document>.json (good.json: the current and next keys) and "
+        "GET /crl/<file> (the CRLs the leaves' distribution points name) on 127.0.0.1.",
     )
     serve.add_argument("directory", type=Path, metavar="DIR", help="a directory written by `pki init`")
     serve.add_argument("--port", type=_port, default=DEFAULT_JWKS_PORT, help=f"loopback port (default: {DEFAULT_JWKS_PORT}; 0: any free one)")
@@ -53,7 +60,12 @@ def add_pki_commands(subparsers: Any) -> None:
 
 
 DEFAULT_JWKS_PORT = 8765
+# The CRL distribution point `pki init` writes into the leaves: `pki serve` at its default port
+# (the same value as conformance.auth.pki.DEFAULT_CRL_BASE, kept here so that building this
+# parser does not load `cryptography`).
+DEFAULT_CRL_BASE = f"http://127.0.0.1:{DEFAULT_JWKS_PORT}/crl"
 GOOD_DOCUMENT = "good"  # current and next keys, each with its x5c chain (conformance.auth.pki.DOCUMENTS)
+CRL_MEDIA_TYPE = "application/pkix-crl"  # RFC 5280 4.2.1.13: a DER CRL over HTTP
 
 
 def _port(text: str) -> int:
@@ -71,15 +83,19 @@ def cmd_pki_init(args: argparse.Namespace, out: TextIO | None = None) -> int:
     oin = args.oin
     if not OIN_PATTERN.fullmatch(oin):
         raise ConfigError(f"--oin must be exactly 20 digits, not {oin!r}")
-    if oin in (OIN_UNREGISTERED, OIN_TWICE):
-        raise ConfigError(f"--oin {oin} is reserved for the test PKI's bad material; choose another")
+    from conformance.auth.pki import RESERVED_OINS, init_test_pki
+
+    if oin in RESERVED_OINS:
+        raise ConfigError(f"--oin {oin} is reserved for the test PKI's bad material and second customer; choose another")
+    crl_base = getattr(args, "crl_base", DEFAULT_CRL_BASE)
+    if not crl_base.startswith(("http://", "https://")):
+        raise ConfigError(f"--crl-base must be an http(s) URL, not {crl_base!r}")
     directory: Path = args.out
     if directory.exists() and not directory.is_dir():
         raise ConfigError(f"--out {directory} exists and is not a directory")
-    from conformance.auth.pki import init_test_pki
 
     try:
-        pki = init_test_pki(directory, oin=oin)
+        pki = init_test_pki(directory, oin=oin, crl_base=crl_base)
     except OSError as exc:
         raise ConfigError(f"cannot write the test PKI to {directory}: {exc.strerror or exc}") from None
     out.write(f"test PKI written to {directory}\n")
@@ -110,15 +126,38 @@ def cmd_pki_serve(args: argparse.Namespace, out: TextIO | None = None, stop: thr
     directory: Path = args.directory
     if not directory.is_dir():
         raise ConfigError(f"no such directory: {directory}")
-    server = ServerThread(create_app(load_test_pki(directory).jwks_documents()), "jwks", port=args.port)
+    pki = load_test_pki(directory)
+    server = ServerThread(serve_app(pki, create_app(pki.jwks_documents())), "jwks", port=args.port)
     port = server.start()
-    out.write(f"JWKS of {directory} published at {jwks_url(port)} (other documents: /jwks/<name>.json). Ctrl-C stops.\n")
+    out.write(f"JWKS of {directory} published at {jwks_url(port)} (other documents: /jwks/<name>.json); "
+              f"CRLs at http://127.0.0.1:{port}/crl/<file>. Ctrl-C stops.\n")
+    for ca in pki.crls:
+        here = f"http://127.0.0.1:{port}/crl/{pki.crl_url(ca).rsplit('/', 1)[-1]}"
+        if pki.crl_url(ca) != here:
+            out.write(f"note: the leaves name {pki.crl_url(ca)} as their CRL distribution point, not {here}: "
+                      "serve on that port, or init with --crl-base\n")
     out.flush()
     try:
         wait_until_stopped(stop)
     finally:
         server.stop()
     return int(ExitCode.OK)
+
+
+def serve_app(pki: TestPki, jwks_app: Any) -> Any:
+    """The JWKS publisher's app with the CRLs beside it: GET /crl/<file> (DER)."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import PlainTextResponse, Response
+    from starlette.routing import Mount, Route
+
+    async def crl(request: Request) -> Response:
+        der = pki.crl_der(request.path_params["name"])
+        if der is None:
+            return PlainTextResponse("no such CRL", status_code=404)
+        return Response(der, media_type=CRL_MEDIA_TYPE)
+
+    return Starlette(routes=[Route("/crl/{name}", crl, methods=["GET"]), Mount("/", app=jwks_app)])
 
 
 def _print(pki: TestPki, out: TextIO) -> None:
@@ -128,6 +167,15 @@ def _print(pki: TestPki, out: TextIO) -> None:
     out.write(f"trust anchor: {anchor['subject']}\n  valid {anchor['not_before']} .. {anchor['not_after']}  {anchor['file']}\n")
     for cert in facts["intermediates"]:
         out.write(f"intermediate: {cert['subject']}\n  valid {cert['not_before']} .. {cert['not_after']}  {cert['file']}\n")
+    out.write(f"certificate policy of the Private Services branch: {facts['policies']['private_services']} "
+              "(require it, or trust the Private Services domain CA only)\n")
+    for cert in facts["other_domain"]:
+        out.write(f"other domain (not trusted for the inquiry API): {cert['subject']}\n  {cert['file']}\n")
+    out.write(f"  policy {facts['policies']['other_domain']}\n")
+    for ca, crl in facts["crls"].items():
+        revoked = ", ".join(crl["revoked"]) or "nothing"
+        out.write(f"CRL of {ca} (revokes {revoked}): {crl['url']}, next update {crl['next_update']}  {crl['file']}\n")
+    out.write(f"second end customer's OIN (client two_customers): {facts['second_customer_oin']}\n")
     out.write("keys:\n")
     for name, key in facts["keys"].items():
         out.write(f"  {name:17} kid {key['kid']}\n")

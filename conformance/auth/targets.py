@@ -15,10 +15,13 @@ from conformance.auth.rfc7523 import default_audience
 from conformance.errors import ConfigError
 from conformance.profiles import AUTH_CLIENTS, AuthService
 
-# Signing material names of the test PKI (conformance pki init) used by the flows.
+# Signing material names of the test PKI (conformance pki init) used by the flows: one per
+# client role of the bad material, and the two end customers' keys of the role two_customers.
 PKI_MATERIAL = ("current", "next", "no_x5c", "untrusted", "expired", "unregistered_oin", "twice_oin",
-                "x5c_mismatch", "no_oin")
-_PKI_DOCUMENT = {"current": "good", "x5c_mismatch": "mismatch"}
+                "x5c_mismatch", "no_oin", "not_yet_valid", "revoked", "other_branch", "oin_elsewhere",
+                "two_customers", "two_customers_second")
+_PKI_DOCUMENT = {"current": "good", "x5c_mismatch": "mismatch", "two_customers": "customer_a",
+                 "two_customers_second": "customer_b"}
 
 
 def build_targets(

@@ -36,6 +36,12 @@ CC_CLIENTS = {
     "twice_oin": ("inquiry-twice-oin", "twice_oin"),
     "x5c_mismatch": ("inquiry-x5c-mismatch", "mismatch"),
     "no_oin": ("inquiry-no-oin", "no_oin"),
+    "not_yet_valid": ("inquiry-not-yet-valid", "not_yet_valid"),
+    "revoked": ("inquiry-revoked", "revoked"),
+    "other_branch": ("inquiry-other-branch", "other_branch"),
+    "oin_elsewhere": ("inquiry-oin-elsewhere", "oin_elsewhere"),
+    # one client service, the certificates of two end customers (valid material)
+    "two_customers": ("inquiry-two-customers", "two_customers"),
 }
 CODE_CLIENTS = {"confidential": "filing-confidential", "public": "filing-public"}
 # A second scope the mock's confidential client may ask for: consent for it is asked anew
@@ -84,7 +90,7 @@ class AuthMockSetup:
                 self.secrets.setdefault(env[name], user)
 
     def config(self) -> Any:
-        from conformance.auth.pki import OIN_REGISTERED, OIN_TWICE
+        from conformance.auth.pki import OIN_SECOND_CUSTOMER, OIN_TWICE, PRIVATE_SERVICES_POLICY
         from conformance.mocks.auth.config import AuthMockConfig, ClientRegistration, User
 
         env = self.service.secret_env
@@ -107,9 +113,14 @@ class AuthMockSetup:
         return AuthMockConfig(
             clients=clients,
             users=users,
-            customers={OIN_REGISTERED: ("Notariskantoor Test B.V.",), OIN_TWICE: ("Gemeente Test", "Waterschap Test")},
+            customers={self.pki.oin: ("Notariskantoor Test B.V.",), OIN_TWICE: ("Gemeente Test", "Waterschap Test"),
+                       OIN_SECOND_CUSTOMER: ("Notariskantoor Tweede Test B.V.",)},
             trust_roots=(self.pki.root,),
             audience=default_audience("http://127.0.0.1"),
+            # the Private Services branch (its certificate policy) and the CRLs the server has
+            # fetched from its CAs' distribution points (the mock is handed the test PKI's)
+            branch_policies=(PRIVATE_SERVICES_POLICY,),
+            crls=tuple(self.pki.crls.values()),
             code_lifetime_s=self.service.mock_code_lifetime_s,
         )
 

@@ -92,6 +92,29 @@ def cc_tokens(shared_clock_turn, auth_flows, _issued, clock_ledger):
     return _current(_issued, "client_credentials", clock_ledger, auth_flows.cc_token)
 
 
+def _refresh_response(auth_flows):
+    """A refresh response: the refresh of a fresh code exchange's refresh token (its own
+    exchange, so the module's code response keeps its refresh token). An unattended profile
+    (login driver refresh_token) starts every flow with a refresh: that response is one."""
+    authz, tokens = auth_flows.code_tokens()
+    require(tokens.issued, "a token from the code exchange", EXCHANGE_CAUSE.format("confidential", tokens.answer))
+    if authz is None:
+        return tokens
+    require(tokens.refresh_token is not None, "a refresh token from the code exchange",
+            EXCHANGE_CAUSE.format("confidential", tokens.answer) + ", no refresh_token")
+    refreshed = auth_flows.refresh(tokens.refresh_token)
+    require(refreshed.issued, "a token from a refresh", f"refresh (valid refresh token) -> {refreshed.answer}")
+    return refreshed
+
+
+@pytest.fixture
+def refresh_tokens(shared_clock_turn, auth_flows, _issued, clock_ledger) -> Callable[[], Any]:
+    """The refresh response, asked for when a check has judged the other responses: a refresh
+    that fails blocks the refresh part of a check, after the code and client-credentials
+    responses were judged (a finding there stands)."""
+    return lambda: _current(_issued, "refresh", clock_ledger, lambda: _refresh_response(auth_flows))
+
+
 @pytest.fixture(scope="module")
 def auth_fresh(auth_clocked):
     """An authorization server on which this module's checks are the first to authorize: on

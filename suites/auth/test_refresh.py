@@ -2,14 +2,20 @@
 
 A refresh token comes from the code flow; when that flow fails, the checks here are blocked
 by it (the same cause in each). A negative case also sends the refresh it changed one thing
-of, unchanged, as its control."""
+of, unchanged, as its control. The refresh response is judged as every token response is
+(suites/auth/test_token_response.py); here, that it carries the refresh_token the seed gives
+the refresh flow."""
 
 from __future__ import annotations
 
+import secrets
+
 from conformance.checks.auth import checks as c
 from conformance.checks.auth import control
+from conformance.checks.auth.control import CODE_UNRELATED
 from conformance.checks.registry import MUST, OBSERVATION, check
-from conformance.findings import require
+from conformance.errors import NotApplicable
+from conformance.findings import expect, require
 
 WRONG_SECRET = "wrong-secret-for-conformance"
 REFRESH_CAUSE = "refresh (valid refresh token) -> {}"
@@ -48,18 +54,65 @@ def test_wrong_secret_refused(auth_flows):
     control.token_refused(result, "a refresh with a wrong client_secret")
 
 
-@check("auth.refresh.missing_secret_refused", MUST, "A refresh without client_secret (no other authentication either) is refused with invalid_client",
-       requirements=["AUTH-4.token-request.refresh", "RFC6749-6", "RFC6749-5.2"],
+@check("auth.refresh.missing_secret_refused", MUST, "A refresh without client_secret (no other authentication either) is refused",
+       requirements=["AUTH-4.token-request.refresh", "RFC6749-6"],
        proven_by=["auth.client_secret_optional", "auth.client_secret_not_checked"],
-       may_fail_under=["auth.token_errors_not_rfc6749"],
        sends=["refused"],
        feature="part 4 / refresh")
 def test_missing_secret_refused(auth_flows):
+    # The refusal is the rule (RFC 6749 6: client authentication is required); its error code
+    # (invalid_client) is auth.token.error_codes' (SHOULD: the seed shows no error responses).
     control.require_token(auth_flows.refresh(_refresh_token(auth_flows)), "a refresh with the client_secret accepted",
                           REFRESH_CAUSE)
     result = auth_flows.refresh(_refresh_token(auth_flows), client_secret=None)
     control.token_refused(result, "a refresh without client_secret")
-    c.ensure_error_code(result, ("invalid_client",), "a refresh without client authentication")
+
+
+@check("auth.refresh.refresh_token_issued", MUST, "A refresh response carries a refresh_token (the seed gives it in the refresh flow)",
+       requirements=["AUTH-2.token-response.refresh-token", "AUTH-4.filing-steps"],
+       proven_by=["auth.refresh_no_refresh_token"],
+       feature="part 4 / refresh")
+def test_refresh_token_issued(auth_flows):
+    refreshed = control.require_token(auth_flows.refresh(_refresh_token(auth_flows)), "the refresh accepted",
+                                      REFRESH_CAUSE)
+    expect(refreshed.refresh_token is not None, "the refresh response carries no refresh_token",
+           expected="refresh_token (seed part 2: 'only in the authorization code and refresh flows')",
+           actual=f"members {sorted(refreshed.body)}")
+
+
+@check("auth.refresh.other_client_token_refused", MUST, "A refresh token issued to the public client, presented by the confidential client (with its valid secret), is refused",
+       requirements=["RFC6749-6", "AUTH-4.token-request.refresh"],
+       proven_by=["auth.refresh_client_not_compared"],
+       sends=["refused"],
+       feature="part 4 / refresh")
+def test_other_client_token_refused(auth_flows):
+    # Control: the confidential client refreshes its own token. Changed: the same client, with
+    # the same authentication, presents a refresh token the server issued to the public client.
+    control.require_token(auth_flows.refresh(_refresh_token(auth_flows)), "a refresh of the client's own token accepted",
+                          REFRESH_CAUSE)
+    authz = auth_flows.authorize_for_code(client="public")
+    public = control.require_token(auth_flows.exchange(authz), "the public client's code exchange accepted",
+                                   "code exchange (public client) -> {}")
+    if public.refresh_token is None:
+        raise NotApplicable("the public client gets no refresh token: there is no other client's refresh token "
+                            "to present (the seed's refresh request is the confidential client's)")
+    control.token_refused(auth_flows.refresh(public.refresh_token), "the public client's refresh token presented by "
+                          "the confidential client", unrelated=CODE_UNRELATED)
+
+
+@check("auth.refresh.unknown_token_refused", MUST, "A refresh token the server never issued is refused",
+       requirements=["RFC6749-6", "AUTH-4.token-request.refresh"],
+       proven_by=["auth.refresh_unknown_accepted"],
+       sends=["refused"],
+       feature="part 4 / refresh")
+def test_unknown_token_refused(auth_flows):
+    real = _refresh_token(auth_flows)
+    control.require_token(auth_flows.refresh(real), "a refresh with an issued refresh token accepted", REFRESH_CAUSE)
+    # Of the issued one's length and alphabet, so only its being unknown can refuse it.
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    made_up = "".join(secrets.choice(alphabet) for _ in range(max(len(real), 32)))
+    control.token_refused(auth_flows.refresh(made_up), "a refresh token the server never issued",
+                          unrelated=CODE_UNRELATED)
 
 
 @check("auth.refresh.alive_before_lifetime", MUST, "A refresh token 604800 s less an hour old still gives a working token",

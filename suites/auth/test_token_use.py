@@ -95,12 +95,28 @@ def test_tampered_token_refused(auth_flows, cc_tokens):
     c.ensure_api_refused(auth_flows.call_inquiry(_tampered(cc_tokens.access_token)), 401, "a tampered token")
 
 
-@check("auth.use.wrong_scope_forbidden", MUST, "A token of the other API's scope is refused with 403",
-       requirements=["AUTH-4.resources", "RFC6750-3.1"],
+@check("auth.use.wrong_scope_refused", MUST, "A token of the other API's scope is refused (a 4xx, not served)",
+       requirements=["AUTH-4.resources", "AUTH-2.token-response"],
        proven_by=["auth.resource_scope_not_checked"],
        sends=["refused"],
        feature="part 5 / token use at the APIs")
+def test_wrong_scope_refused(auth_flows, cc_tokens, code_tokens):
+    """Each API serves its own scope (seed part 2: the filing scope for the filing API, the
+    inquiry scope for the inquiry API); the status of the refusal is the next check's."""
+    control.control_served(auth_flows.call_inquiry(cc_tokens.access_token), "the inquiry API")
+    control.control_served(auth_flows.call_filing(code_tokens.access_token), "the filing WSDL")
+    c.ensure_api_not_served(auth_flows.call_filing(cc_tokens.access_token), "filing WSDL with the inquiry scope")
+    c.ensure_api_not_served(auth_flows.call_inquiry(code_tokens.access_token), "inquiry API with the filing scope")
+
+
+@check("auth.use.wrong_scope_forbidden", SHOULD, "A token of the other API's scope is refused with 403 (insufficient_scope)",
+       requirements=["RFC6750-3.1"],
+       proven_by=["auth.insufficient_scope_as_401", "auth.resource_scope_not_checked"],
+       sends=["refused"],
+       feature="part 5 / token use at the APIs")
 def test_wrong_scope_forbidden(auth_flows, cc_tokens, code_tokens):
+    """RFC 6750 3.1: insufficient_scope "The resource server SHOULD respond with the HTTP 403
+    (Forbidden) status code"; the seed shows no API status codes."""
     control.control_served(auth_flows.call_inquiry(cc_tokens.access_token), "the inquiry API")
     control.control_served(auth_flows.call_filing(code_tokens.access_token), "the filing WSDL")
     c.ensure_api_refused(auth_flows.call_filing(cc_tokens.access_token), 403, "filing WSDL with the inquiry scope")

@@ -2,9 +2,11 @@
 conditions (EnsureErrorIsInvalidGrant ...). Each takes what a flow produced (redacted
 exchanges, results without raw values) and raises a Finding when the server deviates.
 
-They judge only what the standards require and accept what they allow: any redirect
-status that carries the code, extra redirect parameters, media-type parameters in any
-case, 400 or 401 for a refused client.
+They judge only what the standards require and accept what they allow: extra redirect
+parameters, media-type parameters in any case, 400 or 401 for a refused client. The form of
+the authorization response (a 302, code and state in the query: seed parts 2 and 4) is one
+check of its own (ensure_authorization_response_form); the others take the code wherever
+it came.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 
 from conformance.auth.login import AuthorizationResult
 from conformance.auth.rfc6749 import TokenResult
+from conformance.errors import NotJudged
 from conformance.findings import Finding, expect
 from conformance.http.evidence import step
 from conformance.http.exchange import Exchange
@@ -41,6 +44,23 @@ def ensure_code_issued(result: AuthorizationResult, what: str) -> None:
            expected="redirect with code", actual=_authz_answer(result))
 
 
+def ensure_authorization_response_form(result: AuthorizationResult) -> None:
+    """Seed part 4 ("via 302 redirect") and part 2 ("The redirect back to redirect_uri
+    carries query parameters `state` and `code`"). The status is judged where the driver saw
+    it; the check raises NotJudged after judging the query when it did not (a human's browser)."""
+    where = "the fragment" if result.in_fragment else "the query"
+    expect(not result.in_fragment, "code and state came back in the redirect's fragment, not its query",
+           expected="redirect_uri?code=...&state=...", actual=f"parameters in {where}")
+    missing = [name for name, value in (("code", result.code), ("state", result.state)) if value is None]
+    expect(not missing, "the redirect's query lacks response parameters", expected="code and state",
+           actual=f"missing {', '.join(missing)}")
+    if result.status is None:
+        raise NotJudged("the redirect's status: the login driver did not see it (a browser followed it)",
+                        "use the form or the immediate login driver (services.auth.login.driver)")
+    expect(result.status == 302, "the authorization response is not the seed's 302 redirect", expected=302,
+           actual=result.status)
+
+
 def ensure_no_code(result: AuthorizationResult, what: str) -> None:
     expect(result.code is None, f"{what}: a code was issued", expected="an error redirect or page", actual=_authz_answer(result))
 
@@ -57,6 +77,11 @@ def ensure_api_served_if_present(flows: Any, api: str, token: str | None, what: 
             pass
         return
     ensure_api_served(flows.call_filing(token) if api == "filing" else flows.call_inquiry(token), what)
+
+
+def ensure_api_not_served(ex: Exchange, what: str) -> None:
+    """Refused, whatever the status: a 4xx (what RFC 6750 3.1 advises is another check's)."""
+    expect(400 <= ex.status < 500, f"{what}: the API did not refuse", expected="a 4xx refusal", actual=ex.summary())
 
 
 def ensure_api_refused(ex: Exchange, status: int, what: str) -> None:

@@ -3,9 +3,13 @@
 The JWS header is parsed here before anything is verified, so `alg: none` and HS256 are
 recognised (and refused, unless their fault is on) instead of being left to a library.
 Then: the key by `kid` from the client's JWKS, the signature, the certificate chain in
-`x5c` up to a trust root at the mock clock's time, the OIN in the leaf, the claims, and
-last the replay store, so a refused assertion never uses up its `jti`.
+`x5c` up to a trust root at the mock clock's time, inside the Private Services branch and
+not revoked, the OIN in the leaf, the claims, and last the replay store, so a refused
+assertion never uses up its `jti`.
 Any failure raises AssertionRefused; the token endpoint answers 401 `invalid_client`.
+
+The faults of the certificate checks added with issue 42 are declared here, beside what
+they change (CONTRIBUTING.md); the older ones are in faults.py.
 """
 
 from __future__ import annotations
@@ -31,11 +35,36 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from cryptography.x509.oid import NameOID
 
 from conformance.auth import rfc7517
-from conformance.mocks.auth.certificates import chains_to, same_key, valid_at, verify_chain
+from conformance.mocks.auth.certificates import (
+    branch_problem,
+    chains_to,
+    not_expired_at,
+    revocation_problem,
+    same_key,
+    valid_at,
+    verify_chain,
+)
 from conformance.mocks.auth.config import AuthMockConfig, ClientRegistration
 from conformance.mocks.auth.forms import finite_number
 from conformance.mocks.auth.jwks import JwksCache, JwksError
-from conformance.mocks.faults import FaultSet
+from conformance.mocks.faults import Fault, FaultSet, fault
+
+NOT_BEFORE_NOT_CHECKED = fault(
+    "auth.assertion_not_before_not_checked",
+    "only notAfter of the x5c certificates is judged (the chain still is): a certificate not yet valid is accepted")
+REVOCATION_NOT_CHECKED = fault(
+    "auth.assertion_revocation_not_checked", "the CRLs are not consulted: a revoked certificate is accepted")
+BRANCH_NOT_CHECKED = fault(
+    "auth.assertion_branch_not_checked",
+    "any chain to the trusted root is accepted: a certificate of another domain of that root (another certificate "
+    "policy) passes")
+OIN_FROM_ORGANIZATION_IDENTIFIER = fault(
+    "auth.assertion_oin_from_organization_identifier",
+    "the OIN is read from the subject's organizationIdentifier when it has no serialNumber (and then looked up)")
+ONE_OIN_PER_CLIENT = fault(
+    "auth.assertion_one_oin_per_client",
+    "a client is bound to one end customer, the OIN of the first certificate of its JWKS: the certificate of a "
+    "second end customer (another registered OIN) is refused")
 
 ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 MAX_ASSERTION_CHARS = 16 * 1024
@@ -120,6 +149,9 @@ class AssertionValidator:
         self._seen: dict[tuple[str, str], float] = {}  # (iss, jti) -> forget after
         self._lock = threading.Lock()
 
+    def _on(self, entry: Fault) -> bool:
+        return self.faults.on(entry.name)
+
     async def validate(self, assertion: str, client_id: str | None = None) -> ClientRegistration:
         jws = parse_jws(assertion)
         if "crit" in jws.header:
@@ -137,6 +169,8 @@ class AssertionValidator:
             raise AssertionRefused("the assertion's signature does not verify with the key of its kid")
         now = self.config.clock.now()
         self._certificate(jwk, key, now)
+        if self._on(ONE_OIN_PER_CLIENT):
+            await self._one_customer(client, jwk)
         self._claims(jws.claims, now)
         if self.faults.on("auth.assertion_replay_race"):
             await self._remember_late(jws.claims, now)
@@ -236,22 +270,51 @@ class AssertionValidator:
             moment = datetime.fromtimestamp(now, UTC)
         except (ValueError, OverflowError, OSError):
             raise AssertionRefused("the mock clock is beyond what certificates can express") from None
+        roots = self.config.trust_roots
+        path = chain  # under the faults below: the chain as sent (without the root)
         if self.faults.on("auth.assertion_chain_not_checked"):
             if not all(valid_at(cert, moment) for cert in chain):  # validity is still judged
                 raise AssertionRefused("a certificate of the x5c chain is not valid now")
         elif self.faults.on("auth.assertion_cert_validity_not_checked"):
-            if not chains_to(chain, self.config.trust_roots):  # the chain is still judged
+            if not chains_to(chain, roots):  # the chain is still judged
                 raise AssertionRefused("the x5c chain does not lead to a trusted root")
+        elif self._on(NOT_BEFORE_NOT_CHECKED):
+            if not chains_to(chain, roots):  # the chain is still judged, and notAfter
+                raise AssertionRefused("the x5c chain does not lead to a trusted root")
+            if not all(not_expired_at(cert, moment) for cert in chain):
+                raise AssertionRefused("a certificate of the x5c chain has expired")
         else:
-            problem = verify_chain(chain, self.config.trust_roots, moment)
+            path, problem = verify_chain(chain, roots, moment)
             if problem:
                 raise AssertionRefused(f"the x5c chain does not verify: {problem}")
+        if not self._on(BRANCH_NOT_CHECKED):
+            problem = branch_problem(path, roots, self.config.branch_policies)
+            if problem:
+                raise AssertionRefused(f"the certificate is outside the Private Services branch: {problem}")
+        if not self._on(REVOCATION_NOT_CHECKED):
+            problem = revocation_problem(path, self.config.crls)
+            if problem:
+                raise AssertionRefused(f"the certificate's revocation status: {problem}")
         self._oin(leaf)
+
+    async def _one_customer(self, client: ClientRegistration, jwk: dict[str, Any]) -> None:
+        """The fault auth.assertion_one_oin_per_client: the client's one OIN is its JWKS's
+        first certificate's."""
+        assert client.jwks_uri is not None
+        try:
+            keys = await self.jwks.keys(client.jwks_uri)
+        except JwksError as exc:
+            raise AssertionRefused(str(exc)) from None
+        first = next((k for k in keys if k.get("x5c")), None)
+        if first is not None and _leaf_oin(first) != _leaf_oin(jwk):
+            raise AssertionRefused("the certificate's OIN is not the one end customer of this client")
 
     def _oin(self, leaf: x509.Certificate) -> None:
         if self.faults.on("auth.assertion_oin_not_checked"):
             return
         values = leaf.subject.get_attributes_for_oid(NameOID.SERIAL_NUMBER)
+        if not values and self._on(OIN_FROM_ORGANIZATION_IDENTIFIER):
+            values = leaf.subject.get_attributes_for_oid(NameOID.ORGANIZATION_IDENTIFIER)
         oin = values[0].value if len(values) == 1 else None
         if not values and self.faults.on("auth.assertion_oin_optional"):
             return  # the fault: a certificate without serialNumber passes (an OIN present is still judged)
@@ -332,6 +395,15 @@ class AssertionValidator:
         exp = claims.get("exp")
         until = float(exp) if finite_number(exp) else now + self.config.assertion_max_lifetime_s
         return max(until, now) + REPLAY_MARGIN_S
+
+
+def _leaf_oin(jwk: dict[str, Any]) -> str | None:
+    try:
+        chain = rfc7517.chain_from_jwk(jwk)
+    except ValueError:
+        return None
+    values = chain[0].subject.get_attributes_for_oid(NameOID.SERIAL_NUMBER) if chain else []
+    return str(values[0].value) if values else None
 
 
 def _rsa_key(jwk: dict[str, Any]) -> RSAPublicKey:

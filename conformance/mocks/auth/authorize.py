@@ -21,6 +21,15 @@ from conformance.auth import rfc7636
 from conformance.mocks.auth.config import SCOPE_ROLES
 from conformance.mocks.auth.forms import FormError, Params, form_params, query_params, safe_text
 from conformance.mocks.auth.state import AuthMock, PendingRequest
+from conformance.mocks.faults import fault
+
+# The authorization response's faults of issue 42, declared beside what they change
+# (CONTRIBUTING.md); the older ones are in faults.py.
+CODE_IN_FRAGMENT = fault(
+    "auth.authorize_code_in_fragment",
+    "the redirect that carries the code puts code and state in the fragment (#code=...&state=...), not the query")
+CODE_REDIRECT_303 = fault(
+    "auth.authorize_code_redirect_303", "the redirect that carries the code is a 303 See Other, not the seed's 302")
 
 SESSION_COOKIE = "mock_auth_session"
 LOGIN_PATH = "/auth/login"
@@ -123,14 +132,20 @@ def _redirectable(uri: str | None) -> bool:
 
 
 def _redirect(mock: AuthMock, redirect_uri: str, state: str | None, **fields: str) -> Response:
-    """302 to the client with `fields` and `state` added to the redirect_uri's own query."""
+    """302 to the client with `fields` and `state` added to the redirect_uri's own query
+    (seed part 4: "via 302 redirect"; part 2: "query parameters `state` and `code`")."""
     query = list(fields.items())
     if state is not None:
         if mock.on("auth.state_mangled"):
             state = state.replace("+", " ")  # decoded once too often on the way back
         query.append(("state", state))
+    with_code = "code" in fields
+    status = 303 if with_code and mock.on(CODE_REDIRECT_303) else 302
+    if with_code and mock.on(CODE_IN_FRAGMENT):
+        return RedirectResponse(redirect_uri + "#" + urlencode(query), status_code=status,
+                                headers={"Cache-Control": "no-store"})
     separator = "&" if "?" in redirect_uri else "?"
-    return RedirectResponse(redirect_uri + separator + urlencode(query), status_code=302,
+    return RedirectResponse(redirect_uri + separator + urlencode(query), status_code=status,
                             headers={"Cache-Control": "no-store"})
 
 

@@ -61,6 +61,12 @@ class AuthMockConfig:
     customers: dict[str, tuple[str, ...]]  # OIN -> customer names registered with it
     trust_roots: tuple[x509.Certificate, ...]  # the test PKI root; chains must end there
     audience: str  # expected `aud` of client assertions
+    # The certificate policies of the Private Services branch: every certificate below the
+    # trust root must assert one (RFC 5280 6.1 with an initial policy set); empty: any branch.
+    branch_policies: tuple[str, ...] = ()
+    # The CRLs the server holds, as a real one keeps them fetched from the distribution points
+    # of the CAs it trusts: a certificate naming a distribution point is judged by its issuer's.
+    crls: tuple[x509.CertificateRevocationList, ...] = ()
     code_lifetime_s: int = 30  # the seed gives 30 and 300; both are run
     access_token_lifetime_s: int = 3600
     refresh_token_lifetime_s: int = 604800

@@ -3,6 +3,11 @@
 The mock asks `faults.on(NAME)` at the one place where the fault misbehaves, so a fault
 changes only what its name says (docs/auth-design.md, "The auth fault catalogue"). The
 checks that prove them name them where they are declared, in suites/auth/ (`proven_by`).
+
+Faults added since CONTRIBUTING.md's recipe are declared beside the behaviour they change
+(assertion.py, authorize.py, resources.py, token_endpoint.py); this module imports those
+modules at its end, so the catalogue (conformance/mocks/faults.py loads this module) has
+them all.
 """
 
 from __future__ import annotations
@@ -111,3 +116,6 @@ AUTH_FAULTS: tuple[Fault, ...] = (
     _auth("access_token_dies_early", "resource servers refuse access tokens 1800 s after issue (expires_in says 3600)"),
     _auth("filing_wsdl_not_xml", "the filing WSDL is served as application/json"),
 )
+
+# The faults declared beside their behaviour (see the module's docstring).
+from conformance.mocks.auth import assertion, authorize, resources, token_endpoint  # noqa: E402,F401

@@ -15,6 +15,13 @@ from starlette.responses import Response
 
 from conformance.mocks.auth.config import FILING_SCOPE, INQUIRY_SCOPE
 from conformance.mocks.auth.state import AuthMock
+from conformance.mocks.faults import fault
+
+# Declared beside what it changes (CONTRIBUTING.md); the older faults are in faults.py.
+INSUFFICIENT_SCOPE_AS_401 = fault(
+    "auth.insufficient_scope_as_401",
+    'a valid token without the API\'s scope is answered 401 error="invalid_token", not 403 insufficient_scope '
+    "(still refused)")
 
 REALM = 'Bearer realm="registry"'
 EARLY_ACCESS_DEATH_S = 1800  # under auth.access_token_dies_early: half the stated 3600 s
@@ -100,6 +107,8 @@ def _protected(mock: AuthMock, request: Request, scope: str,
     if mock.tokens.access_revoked(claims):
         return _error(mock, 401, 'error="invalid_token"')
     if scope not in claims["scope"].split() and not mock.on("auth.resource_scope_not_checked"):
+        if mock.on(INSUFFICIENT_SCOPE_AS_401):
+            return _error(mock, 401, 'error="invalid_token"')
         return _error(mock, 403, f'error="insufficient_scope", scope="{scope}"')
     if mock.on("auth.resource_rejects_valid_token"):
         return _error(mock, 401, 'error="invalid_token"')

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from conformance.mocks.auth.assertion import AssertionValidator
 from conformance.mocks.auth.config import AuthMockConfig
 from conformance.mocks.auth.tokens import TokenStore
-from conformance.mocks.faults import FaultSet
+from conformance.mocks.faults import Fault, FaultSet
 
 PENDING_LIFETIME_S = 600  # an authorization request must be completed within 10 minutes
 MAX_PENDING = 10_000
@@ -44,8 +44,9 @@ class AuthMock:
         self._pending: dict[str, PendingRequest] = {}
         self._consents: set[tuple[str, str, str]] = set()  # (user, client, scope)
 
-    def on(self, name: str) -> bool:
-        return self.faults.on(name)
+    def on(self, fault: str | Fault) -> bool:
+        """Whether a fault is switched on: its name, or a Fault declared beside the behaviour."""
+        return self.faults.on(fault if isinstance(fault, str) else fault.name)
 
     def now(self) -> float:
         return self.config.clock.now()

@@ -23,6 +23,26 @@ from conformance.mocks.auth.config import ClientRegistration
 from conformance.mocks.auth.forms import FormError, Params, form_params, safe_text
 from conformance.mocks.auth.state import AuthMock
 from conformance.mocks.auth.tokens import CodeGrant, Issued
+from conformance.mocks.faults import fault
+
+# The refresh grant's faults of issue 42, declared beside what they change (CONTRIBUTING.md);
+# the older ones are in faults.py.
+REFRESH_NO_REFRESH_TOKEN = fault(
+    "auth.refresh_no_refresh_token",
+    "refresh responses carry no refresh_token (the one presented stays valid)")
+REFRESH_CLIENT_NOT_COMPARED = fault(
+    "auth.refresh_client_not_compared",
+    "a refresh token issued to one client is redeemed by another (authenticated) client")
+REFRESH_UNKNOWN_ACCEPTED = fault(
+    "auth.refresh_unknown_accepted",
+    "a refresh token the server never issued is accepted: the authenticated client gets a token of its first scope")
+REFRESH_EXPIRES_IN_STRING = fault(
+    "auth.refresh_expires_in_string", 'refresh responses give expires_in as the string "3600" (code and '
+    "client-credentials responses stay right)")
+REFRESH_MEDIA_TYPE_NO_CHARSET = fault(
+    "auth.refresh_media_type_no_charset",
+    "refresh responses are application/json without the seed's charset (code and client-credentials responses "
+    "stay right)")
 
 JSON_UTF8 = "application/json;charset=UTF-8"
 # Under the faults auth.code_dies_early and auth.refresh_dies_early: a life shorter than
@@ -37,7 +57,8 @@ class TokenError(Exception):
         self.error, self.description, self.status, self.headers = error, description, status, headers or {}
 
 
-def _json(mock: AuthMock, body: dict[str, Any], status: int = 200, headers: dict[str, str] | None = None) -> Response:
+def _json(mock: AuthMock, body: dict[str, Any], status: int = 200, headers: dict[str, str] | None = None,
+          *, grant: str | None = None) -> Response:
     headers = dict(headers or {})
     if not mock.on("auth.no_store_missing"):
         headers["Cache-Control"] = "no-store"
@@ -46,7 +67,8 @@ def _json(mock: AuthMock, body: dict[str, Any], status: int = 200, headers: dict
     media_type = JSON_UTF8
     if mock.on("auth.token_served_as_text"):
         media_type = "text/plain;charset=UTF-8"
-    elif mock.on("auth.token_content_type_no_charset"):
+    elif mock.on("auth.token_content_type_no_charset") or (
+            grant == "refresh_token" and mock.on(REFRESH_MEDIA_TYPE_NO_CHARSET)):
         media_type = "application/json"
     return Response(json.dumps(body).encode("utf-8"), status_code=status, headers=headers, media_type=media_type)
 
@@ -89,17 +111,19 @@ async def _token(mock: AuthMock, request: Request) -> Response:
         issued = await _client_credentials(mock, request, params)
     else:
         raise TokenError("unsupported_grant_type", "grant_type must be authorization_code, refresh_token or client_credentials")
-    return _success(mock, issued)
+    return _success(mock, issued, grant_type)
 
 
-def _success(mock: AuthMock, issued: Issued) -> Response:
-    expires_in = 7200 if mock.on("auth.expires_in_not_3600") else mock.config.access_token_lifetime_s
+def _success(mock: AuthMock, issued: Issued, grant: str) -> Response:
+    expires_in: int | str = 7200 if mock.on("auth.expires_in_not_3600") else mock.config.access_token_lifetime_s
+    if grant == "refresh_token" and mock.on(REFRESH_EXPIRES_IN_STRING):
+        expires_in = str(expires_in)
     body: dict[str, Any] = {"access_token": issued.access_token, "token_type": "Bearer", "expires_in": expires_in}
     if issued.refresh_token is not None:
         body["refresh_token"] = issued.refresh_token
     if not mock.on("auth.scope_missing_in_token_response"):
         body["scope"] = issued.scope
-    return _json(mock, body)
+    return _json(mock, body, grant=grant)
 
 
 # --- client authentication with a secret (code and refresh grants) --------------------------------
@@ -210,7 +234,11 @@ def _refresh(mock: AuthMock, request: Request, params: Params) -> Issued:
         raise TokenError("invalid_request", "refresh_token is missing")
     store = mock.tokens
     grant = store.refresh_grant(token)
-    if grant is None or grant.client_id != client.client_id:
+    if grant is None and mock.on(REFRESH_UNKNOWN_ACCEPTED) and client.scopes:
+        # the fault: whatever the token, the client gets a grant of its first scope
+        return store.issue(client_id=client.client_id, subject=client.client_id, scope=client.scopes[0],
+                           refresh=not mock.on(REFRESH_NO_REFRESH_TOKEN))
+    if grant is None or (grant.client_id != client.client_id and not mock.on(REFRESH_CLIENT_NOT_COMPARED)):
         raise TokenError("invalid_grant", "unknown refresh token, or one of another client")
     if (store.refresh_expired(grant) and not mock.on("auth.refresh_never_expires")) or _dies_early(
             mock, "auth.refresh_dies_early", grant.issued_at, EARLY_REFRESH_DEATH_S):
@@ -221,6 +249,11 @@ def _refresh(mock: AuthMock, request: Request, params: Params) -> Issued:
         if not set(requested.split(" ")) <= set(grant.scope.split()):
             raise TokenError("invalid_scope", "the scope exceeds the original grant")
         scope = " ".join(dict.fromkeys(requested.split(" ")))
+    if mock.on(REFRESH_NO_REFRESH_TOKEN):  # no rotation: the presented token stays the client's
+        if not store.refresh_active(grant):
+            raise TokenError("invalid_grant", "the refresh token was used before or revoked")
+        return store.issue(client_id=client.client_id, subject=grant.subject, scope=scope, family=grant.family,
+                           refresh=False)
     if not store.retire_refresh(grant):
         raise TokenError("invalid_grant", "the refresh token was used before or revoked")
     return store.issue(client_id=client.client_id, subject=grant.subject, scope=scope, family=grant.family,

@@ -136,6 +136,11 @@ class TokenStore:
     def refresh_expired(self, grant: RefreshGrant) -> bool:
         return self.now() >= grant.issued_at + self.config.refresh_token_lifetime_s
 
+    def refresh_active(self, grant: RefreshGrant) -> bool:
+        """Neither rotated nor revoked."""
+        with self._lock:
+            return grant.active and grant.family not in self._families.revoked
+
     def retire_refresh(self, grant: RefreshGrant) -> bool:
         """Rotation: the presented refresh token is used up; False if it already was."""
         with self._lock:

@@ -23,8 +23,8 @@
 // grants authorization_code, refresh_token and client_credentials, and these fixtures:
 //   clients  a confidential one (client_secret_post), a public one (none), the inquiry client
 //            (private_key_jwt, JWKS DIR/good.json), and one private_key_jwt client per bad JWKS
-//            document of the test PKI (DIR/<document>.json); the confidential client may also ask
-//            for a second filing scope (fixtures.json consent_scope);
+//            document of the test PKI and one for two_customers (DIR/<document>.json); the
+//            confidential client may also ask for a second filing scope (fixtures.json consent_scope);
 //   users    one with the role Aanbieder M2M, one without (ids and passwords: fixtures.json).
 // DIR holds the JWKS documents of `conformance pki init` (the test writes them).
 
@@ -52,10 +52,13 @@ const ROLE = 'Aanbieder M2M';
 // Clients, secret and users: tests/interop/oidc/fixtures.json (the test reads the same file).
 const FIXTURES = JSON.parse(fs.readFileSync(new URL('./fixtures.json', import.meta.url), 'utf8'));
 const USERS = FIXTURES.users;
-// Bad-material clients (fixtures.json `clients` role -> client id) -> the test PKI's JWKS
-// document each gets (conformance/auth/pki.py DOCUMENTS; the profile's client roles).
+// Bad-material clients, and the client of two end customers (fixtures.json `clients` role ->
+// client id) -> the test PKI's JWKS document each gets (conformance/auth/pki.py DOCUMENTS; the
+// profile's client roles).
 const BAD_DOCUMENTS = { no_x5c: 'no_x5c', untrusted: 'untrusted', expired: 'expired',
-  unregistered_oin: 'unregistered_oin', twice_oin: 'twice_oin', x5c_mismatch: 'mismatch', no_oin: 'no_oin' };
+  unregistered_oin: 'unregistered_oin', twice_oin: 'twice_oin', x5c_mismatch: 'mismatch', no_oin: 'no_oin',
+  not_yet_valid: 'not_yet_valid', revoked: 'revoked', other_branch: 'other_branch', oin_elsewhere: 'oin_elsewhere',
+  two_customers: 'two_customers' };
 // A second scope of the confidential client, at the filing API: consent for it is asked anew
 // (the profile's services.auth.consent_scope).
 const CONSENT_SCOPE = FIXTURES.consent_scope;
