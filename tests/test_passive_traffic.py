@@ -30,7 +30,7 @@ CLIENT = {c.id for c in registered_checks("client")}
 # What each suite runs to record traffic holding every kind of answer the passive rules look
 # at: the general address checks (errors, 406 with Accept-Crs, 429 on the flood keys, 503 of
 # a maintenance instance); the token responses, API calls and code flows of the auth suite.
-RECORD = {"address": ["-m", "not fuzz", "-k", "test_general"],
+RECORD = {"address": ["-k", "test_general"],
           "auth": ["-k", "token or use or state or cc_no_refresh or valid_assertion"],
           "soap": ["-k", "test_soap_valid_requests or test_soap_fault_format"]}
 
@@ -124,15 +124,26 @@ def test_a_conforming_client_passes_and_each_client_fault_is_found(mock: tuple[s
     address_client = {c for c in CLIENT if c.startswith("client.address.")}
     code, summary, out = judge(write_har(conforming, tmp_path / "good.har"), tmp_path / "good")
     assert {outcomes(summary)[c] for c in address_client} == {"passed"}, out[-2000:]
-    faulty = {
-        "client.address.api_key_sent": ("GET", f"/adressen/{num}", {}, {}),
-        "client.address.get_only": ("POST", f"/adressen/{num}", {}, good),
-        "client.address.parameters_within_limits": ("GET", "/adressen", {"postcode": "1181VA", "huisnummer": "12",
-                                                                         "pageSize": "5"}, good),
-    }
-    for check, call in faulty.items():
-        har = write_har(conforming + script(base, [call]), tmp_path / f"{check}.har")
-        _, summary, out = judge(har, tmp_path / check)
+    faulty = [
+        ("client.address.api_key_sent", ("GET", f"/adressen/{num}", {}, {})),
+        ("client.address.get_only", ("POST", f"/adressen/{num}", {}, good)),
+        ("client.address.parameters_within_limits", ("GET", "/adressen", {"postcode": "1181VA", "huisnummer": "12",
+                                                                          "pageSize": "5"}, good)),
+        # The value rules of seed part 4: booleans, dates, expand, oppervlakte (min <= max, deepObject).
+        ("client.address.parameters_within_limits", ("GET", f"/adressen/{num}", {"inclusiefEindStatus": "ja"}, good)),
+        ("client.address.parameters_within_limits", ("GET", "/adresseerbareobjecten/1951010000000109",
+                                                     {"geldigOp": "31-01-2024"}, good)),
+        ("client.address.parameters_within_limits", ("GET", "/adresseerbareobjecten",
+                                                     {"bbox": "1,1,2,2", "oppervlakte[min]": "9",
+                                                      "oppervlakte[max]": "5"}, good)),
+        ("client.address.parameters_within_limits", ("GET", "/adresseerbareobjecten",
+                                                     {"bbox": "1,1,2,2", "oppervlakte": "5"}, good)),
+        ("client.address.parameters_within_limits", ("GET", "/adresseerbareobjecten",
+                                                     {"bbox": "1,1,2,2", "type": "woonboot"}, good)),
+    ]
+    for index, (check, call) in enumerate(faulty):
+        har = write_har(conforming + script(base, [call]), tmp_path / f"{check}-{index}.har")
+        _, summary, out = judge(har, tmp_path / f"{check}-{index}")
         got = outcomes(summary)
         assert got[check] == "failed", out[-2000:]
         assert {got[c] for c in address_client - {check}} == {"passed"}, got
@@ -290,6 +301,12 @@ def _request(method: str, url: str, headers: list[tuple[str, str]], body: bytes 
 
 
 FORM = [("content-type", "application/x-www-form-urlencoded")]
+
+
+def _jwks(document: dict[str, Any]) -> Exchange:
+    return Exchange(method="GET", url="http://client.example/jwks.json", request_headers=Headers(), request_body=b"",
+                    status=200, response_headers=Headers([("content-type", "application/json")]),
+                    body=json.dumps(document).encode())
 GOOD_VERIFIER = "a" * 43
 SYNTHETIC = {  # check -> (an exchange that keeps the rule, one that breaks it)
     "client.auth.token_request_form": (
@@ -304,6 +321,15 @@ SYNTHETIC = {  # check -> (an exchange that keeps the rule, one that breaks it)
                  f"grant_type=authorization_code&code=c1&code_verifier={GOOD_VERIFIER}".encode()),
         _request("POST", "http://as/auth/oauth/v2/token", FORM,
                  f"grant_type=authorization_code&code=c1&code_verifier={GOOD_VERIFIER}!".encode())),
+    "client.auth.token_request_body": (
+        _request("POST", "http://as/auth/oauth/v2/token", FORM,
+                 f"grant_type=authorization_code&code=c1&client_id=p&code_verifier={GOOD_VERIFIER}"
+                 "&redirect_uri=http%3A%2F%2F127.0.0.1%3A8765%2Fcallback".encode()),
+        _request("POST", "http://as/auth/oauth/v2/token", FORM,
+                 f"grant_type=authorization_code&code=c1&client_id=p&code_verifier={GOOD_VERIFIER}".encode())),
+    "client.auth.jwks_document": (
+        _jwks({"keys": [{"alg": "RS256", "kty": "RSA", "kid": "k1", "e": "AQAB", "n": "xyz", "x5c": ["MIIB"]}]}),
+        _jwks({"keys": [{"alg": "RS256", "kty": "RSA", "kid": "k1", "e": "AQAB", "n": "xyz"}]})),  # no x5c
 }
 def _soap(action: str | None, body: bytes) -> Exchange:
     headers = [("content-type", "text/xml; charset=utf-8")] + ([("SOAPAction", action)] if action is not None else [])
@@ -337,6 +363,7 @@ CLIENT_PROOFS = {
     "client.auth.assertion_short_expiry": "test_an_authorization_client_is_judged_on_what_it_sends",
     "client.auth.jti_not_reused": "test_an_authorization_client_is_judged_on_what_it_sends",
     "client.auth.verifier_matches_challenge": "test_a_verifier_is_matched_to_the_challenge_of_its_authorization_request",
+    "client.auth.client_secret_by_kind": "test_a_client_secret_goes_with_the_confidential_client_only",
     **{check: "test_each_client_rule_both_ways" for check in SYNTHETIC},
 }
 
@@ -344,6 +371,60 @@ CLIENT_PROOFS = {
 def test_every_client_check_is_proven_both_ways() -> None:
     assert set(CLIENT_PROOFS) == CLIENT, sorted(CLIENT ^ set(CLIENT_PROOFS))
     assert all(name in globals() for name in CLIENT_PROOFS.values())
+
+
+def test_a_client_secret_goes_with_the_confidential_client_only(tmp_path: Path) -> None:
+    profile = tmp_path / "clients.toml"
+    profile.write_text('[profile]\nname = "clients"\ndescription = "a capture of two clients"\n'
+                       '[services.auth]\nmock = false\nauth_url = "http://as"\n'
+                       '[services.auth.clients]\nconfidential = "filing-c"\npublic = "filing-p"\n', encoding="utf-8")
+    body = f"grant_type=authorization_code&code=c1&code_verifier={GOOD_VERIFIER}&redirect_uri=http%3A%2F%2Fcb"
+    confidential = _request("POST", "http://as/auth/oauth/v2/token", FORM,
+                            f"{body}&client_id=filing-c&client_secret=s3cr3t-value".encode())
+    public = _request("POST", "http://as/auth/oauth/v2/token", FORM, f"{body}&client_id=filing-p".encode())
+    cases = {"passed": [confidential, public],
+             "failed": [_request("POST", "http://as/auth/oauth/v2/token", FORM,
+                                 f"{body}&client_id=filing-p&client_secret=s3cr3t-value".encode())],
+             "failed-too": [_request("POST", "http://as/auth/oauth/v2/token", FORM, f"{body}&client_id=filing-c".encode())]}
+    for name, exchanges in cases.items():
+        _, summary, out = judge(write_har(exchanges, tmp_path / f"{name}.har"), tmp_path / name, "--profile", str(profile))
+        assert outcomes(summary)["client.auth.client_secret_by_kind"] == name.removesuffix("-too"), out[-2000:]
+
+
+def test_the_client_jwks_at_the_profiles_uri_is_fetched_and_judged(tmp_path: Path) -> None:
+    import http.server
+    import threading
+
+    documents = {"/good.json": SYNTHETIC["client.auth.jwks_document"][0].body,
+                 "/bad.json": SYNTHETIC["client.auth.jwks_document"][1].body}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802
+            body = documents[self.path]
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            return None
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        for name, outcome in (("good", "passed"), ("bad", "failed")):
+            profile = tmp_path / f"{name}.toml"
+            profile.write_text('[profile]\nname = "jwks"\ndescription = "a client\'s published JWKS"\n'
+                               '[services.auth]\nmock = false\nauth_url = "http://127.0.0.1:9"\n'
+                               f'[services.auth.keys]\njwks_uri = "http://127.0.0.1:{server.server_address[1]}/{name}.json"\n',
+                               encoding="utf-8")
+            token = _request("POST", "http://127.0.0.1:9/auth/oauth/v2/token", FORM, b"grant_type=client_credentials")
+            _, summary, out = judge(write_har([token], tmp_path / f"{name}.har"), tmp_path / name, "--profile", str(profile))
+            assert outcomes(summary)["client.auth.jwks_document"] == outcome, out[-2000:]
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 @pytest.mark.parametrize("check", sorted(SYNTHETIC))

@@ -85,7 +85,8 @@ def classify(raw: Exchange) -> tuple[str, dict[str, Any]] | None:
         facts["masked"] = sorted(k for k, v in sent.items() if MASK in v)
         facts |= {"grant_type": form.get("grant_type"), "content_type": raw.request_headers.get("content-type"),
                   "scope": form.get("scope"), "client_id": form.get("client_id"),
-                  "verifier_sent": "code_verifier" in sent}
+                  "verifier_sent": "code_verifier" in sent,
+                  "sent": sorted(k for k, v in sent.items() if v)}  # the parameters' names, never their values
         if "code" in form:
             facts["code"] = digest(form["code"])
         if "code_verifier" in form:
@@ -110,4 +111,7 @@ def classify(raw: Exchange) -> tuple[str, dict[str, Any]] | None:
         return "resource", facts | {"auth_scheme": (value or "").partition(" ")[0]}
     if "code" in returned:
         return "redirect", facts
+    document = parse_json(raw.body) if raw.method == "GET" and raw.status == 200 else None
+    if isinstance(document, dict) and isinstance(document.get("keys"), list):
+        return "jwks", facts | {"jwks": document}  # a published JWKS: public keys and certificates only
     return None

@@ -105,6 +105,38 @@ def token_request_body(form: Mapping[str, str]) -> None:
     expect(not missing, f"the {grant} request lacks parameters of seed part 4", actual=f"missing {missing}")
 
 
+def token_request_parameters(facts: dict[str, Any]) -> None:
+    """`token_request_body` on an observed token request: the names it sent."""
+    token_request_body({name: "sent" for name in facts.get("sent", ())} | {"grant_type": facts.get("grant_type") or ""})
+
+
+def client_secret_by_kind(facts: dict[str, Any], clients: Mapping[str, str]) -> None:
+    """Seed part 5: "Confidential clients send client_secret ... at the token endpoint;
+    public clients send none." `clients`: role -> client_id, as registered."""
+    sent = "client_secret" in facts.get("sent", ()) or "client_secret" in facts.get("masked", ())
+    if facts.get("client_id") == clients.get("public"):
+        expect(not sent, "the public client sends a client_secret", expected="none", actual="client_secret sent")
+    elif facts.get("client_id") == clients.get("confidential"):
+        expect(sent, "the confidential client sends no client_secret", expected="client_secret", actual="none")
+
+
+# Seed part 2: "Object with `keys`, an array of JWK objects with members `alg` (`RS256`), `kty`
+# (`RSA`), `kid`, `e`, `n`, `x5c` (array of certificate strings)."
+def jwks_document(document: dict[str, Any]) -> None:
+    keys = document.get("keys")
+    expect(isinstance(keys, list) and bool(keys), "the JWKS has no keys array", actual=type(keys).__name__)
+    for index, key in enumerate(keys):
+        expect(isinstance(key, dict), f"keys[{index}] is not an object", actual=type(key).__name__)
+        wrong = [name for name, ok in (("alg", key.get("alg") == "RS256"), ("kty", key.get("kty") == "RSA"),
+                                       ("kid", isinstance(key.get("kid"), str) and bool(key.get("kid"))),
+                                       ("e", isinstance(key.get("e"), str) and bool(key.get("e"))),
+                                       ("n", isinstance(key.get("n"), str) and bool(key.get("n"))),
+                                       ("x5c", isinstance(key.get("x5c"), list) and bool(key.get("x5c"))
+                                        and all(isinstance(c, str) and c for c in key["x5c"]))) if not ok]
+        expect(not wrong, f"keys[{index}] lacks or misstates {', '.join(wrong)} (seed part 2: alg RS256, kty RSA, "
+               "kid, e, n, x5c)", actual={k: key.get(k) for k in ("alg", "kty", "kid")})
+
+
 class AuthRefusal:
     """Why a request to the authorization server or its APIs is designed to be refused, by the
     seed's rules for the client and by what the profile registered; None for a request a

@@ -217,6 +217,39 @@ def token_request_form(traffic, ctx):
     return each(of(traffic, "token"), lambda a: client.token_request_form(a.facts))
 
 
+@rule(check("client.auth.token_request_body", MUST, "Each token request carries the parameters seed part 4 gives "
+             "its grant: authorization_code (code, client_id, code_verifier, redirect_uri), refresh_token "
+             "(refresh_token, client_id), client_credentials (scope, client_assertion, client_assertion_type)",
+             requirements=["AUTH-4.token-request", "AUTH-4.token-request.public", "AUTH-4.token-request.refresh",
+                           "AUTH-4.token-request.client-credentials"],
+             sends=["nothing"], observes="exchange", feature="authorization server client (seed 001, part a)"),
+      what="token requests")
+def token_request_body(traffic, ctx):
+    return each(of(traffic, "token"), lambda a: client.token_request_parameters(a.facts))
+
+
+@rule(check("client.auth.client_secret_by_kind", MUST, "The confidential client sends client_secret at the token "
+             "endpoint; the public client sends none",
+             requirements=["AUTH-5.2", "AUTH-4.token-request.confidential", "AUTH-4.token-request.public"],
+             sends=["nothing"], observes="exchange", feature="authorization server client (seed 001, part a)"),
+      what="token requests of the profile's confidential and public clients")
+def client_secret_by_kind(traffic, ctx):
+    clients = dict(ctx.profile.auth.clients) if ctx.profile.auth is not None else {}
+    known = {clients.get("confidential"), clients.get("public")} - {None}
+    return each([a for a in of(traffic, "token") if a.facts.get("client_id") in known],
+                lambda a: client.client_secret_by_kind(a.facts, clients))
+
+
+@rule(check("client.auth.jwks_document", MUST, "The client's published JWKS holds keys with alg RS256, kty RSA, kid, "
+             "e, n and x5c",
+             # "valid": besides the traffic, one GET of the profile's jwks_uri (a public document)
+             requirements=["AUTH-2.jwks"], sends=["valid"], observes="exchange",
+             feature="authorization server client (seed 001, part a)"),
+      what="JWKS documents (in the traffic, and at the profile's services.auth.keys.jwks_uri)")
+def jwks_document(traffic, ctx):
+    return each([*of(traffic, "jwks"), *ctx.client_jwks()], lambda a: client.jwks_document(a.facts["jwks"]))
+
+
 def _audience(ctx, a) -> str:
     service = ctx.profile.auth
     return service.audience if service is not None and service.audience else default_audience(a.exchange.url)

@@ -24,10 +24,35 @@ class Selection:
 
 @dataclass
 class Context:
-    """What rules need besides the traffic: the profile, and the WSDL it names (loaded once)."""
+    """What rules need besides the traffic: the profile, the WSDL it names (loaded once), and
+    the client's published JWKS when the profile names its URI (fetched once)."""
 
     profile: Profile
     _contract: Any = field(default=None, repr=False)
+
+    @cached_property
+    def _jwks(self) -> list[Any]:
+        """The JWKS at services.auth.keys.jwks_uri: one GET, through the bounded client, to
+        that URL only (a passive run sends nothing else). An answer that is no JWKS is
+        judged as one with no keys."""
+        service = self.profile.auth
+        if service is None or not service.jwks_uri:
+            return []
+        from conformance.http.client import ApiClient, DiscardingRecorder
+        from conformance.http.redaction import Redactor
+        from conformance.passive.auth_facts import AuthExchange
+
+        client = ApiClient(service.jwks_uri, redactor=Redactor(), recorder=DiscardingRecorder(),
+                           timeout_s=service.timeout_s, home=[service.jwks_uri], trust=service.trust)
+        try:
+            answer = client.get(service.jwks_uri)
+        finally:
+            client.close()
+        document = answer.json if answer.status == 200 and isinstance(answer.json, dict) else {}
+        return [AuthExchange(answer, "jwks", {"jwks": document})]
+
+    def client_jwks(self) -> list[Any]:
+        return self._jwks
 
     @cached_property
     def soap_contract(self) -> Any:
