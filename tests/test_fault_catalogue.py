@@ -1,17 +1,18 @@
 """Meta-tests: every check is proven both ways against the local mock.
 
 * the clean mock passes every check of each suite (no false positives);
-* the run under each fault is also judged passively from its traffic.har (conformance traffic):
-  the fault's checks that observed traffic can judge fail there too;
 * under each fault of the catalogue, every check the fault must trip fails with a
   finding, nothing outside its must/may sets fails, no check breaks (an `error` is a
   harness problem), and the exit code follows the severities (1 when a MUST check
   failed, else 4 when a MUST check was blocked, else 0 with warnings). A check the
   fault takes a precondition from may be `blocked` anywhere: that is the honest answer.
-  The run under a fault selects (`--check`) the checks it must or may trip and a sample of
-  the others of its suite, drawn from the fault's name: every fault is proven by its own
-  checks, and over the catalogue every check meets many faults it must not fail under,
-  at a fraction of a full run's time each;
+  The run under a fault selects every check of its suite -- the collateral is proven over
+  every check, not a sample -- but the contract fuzzing, which declares it may fail under
+  any fault (`may_fail_under=["*"]`: it judges every generated answer with every rule of the
+  description) and so fuzzes only under the faults that prove it;
+* the same run judges every exchange it recorded with the rules one exchange can show
+  broken (suites/passive, run last): the fault's checks that observed traffic can judge fail
+  there too, from the recording alone, as `conformance traffic` would on its traffic.har;
 * faults that do not interfere share a run (`Batch`): up to BATCH_SIZE faults of one
   suite whose checks are apart -- no check is in the footprint of two of them -- the
   mock serving all of them at once. The batch's run selects the union of its faults'
@@ -33,7 +34,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -81,15 +81,6 @@ def conformance_run(report_dir: Path, suite: str, *faults: str, marker: str | No
 NOT_RECORDED_WHOLE = {"soap.oversized_response"}
 
 
-def judge_traffic(har: Path, report_dir: Path) -> dict[str, str]:
-    """`conformance traffic` over a HAR: check id -> outcome."""
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "traffic", str(har), "--no-html",
-                           "--report-dir", str(report_dir)], capture_output=True, text=True, timeout=300, cwd=REPO_ROOT)
-    summary = report_dir / "summary.json"
-    assert summary.is_file(), proc.stdout[-2000:] + proc.stderr[-2000:]
-    return {e["check"]: e["outcome"] for e in json.loads(summary.read_text())["checks"]}
-
-
 def outcomes(summary: dict[str, Any], *wanted: str) -> dict[str, str]:
     return {e["check"]: e["reason"] for e in summary["checks"] if e["outcome"] in wanted}
 
@@ -107,25 +98,25 @@ def test_clean_mock_passes_every_check(suite: str, tmp_path: Path) -> None:
     assert all(e["outcome"] == "observation" and e["value"] is not None for e in observations)
 
 
-# Checks outside a fault's must/may sets that each run under it also selects.
-SAMPLE_OF_OTHERS = 6
-# Where a passive rule judges exchanges another check sends: its run selects that one too.
+# Where a passive rule judges exchanges another check sends: faults on the two are apart.
 PASSIVE_TRAFFIC_FROM = {"address.media.not_acceptable_names_accept_crs": ("address.crs.unsupported_accept_crs_rejected",)}
 
 
+def anywhere(check_id: str) -> bool:
+    """A check that declares it may fail under any fault (contract fuzzing)."""
+    return "*" in check_by_id(check_id).may_fail_under
+
+
 def selection(fault: Fault, must: set[str], may: set[str], fuzzes: bool) -> list[str]:
-    """The checks a fault's run selects: those it must or may trip, and a sample of the
-    others of its suite drawn from the fault's name (the same every run)."""
-    others = sorted(c.id for c in registered_checks(fault.server)
-                    if c.id not in must | may and c.severity is not Severity.OBSERVATION
-                    and (fuzzes or not c.id.startswith("address.contract.")))
-    traffic = {source for check in must for source in PASSIVE_TRAFFIC_FROM.get(check, ())}
-    return sorted(must | may | traffic) + random.Random(fault.name).sample(others, min(SAMPLE_OF_OTHERS, len(others)))
+    """The checks a fault's run selects: every check of its suite, but those that may fail
+    under any fault unless it fuzzes (they could not show an undeclared failure)."""
+    return sorted(c.id for c in registered_checks(fault.server)
+                  if fuzzes or not anywhere(c.id) or c.id in must)
 
 
 def fuzzes_under(fault: Fault, must: set[str]) -> bool:
-    """Fuzzing is slow: the address suite fuzzes only under faults that prove a contract check."""
-    return fault.server != "address" or any(c.startswith("address.contract.") for c in must)
+    """Fuzzing is slow: a suite fuzzes only under the faults that prove a fuzzing check."""
+    return any(anywhere(c) for c in must)
 
 
 # Faults per shared run: more saves start-ups (about 2 s each), fewer keeps a batch's run
@@ -160,10 +151,12 @@ class Batch:
 
 
 def footprint(fault: Fault) -> set[str]:
-    """The checks a fault's run is about: those it must or may trip, and those whose traffic
-    a passive rule of its must set judges (another fault on them would change that traffic)."""
+    """The checks a fault's run is about: those it must or may trip (but the ones that may fail
+    under any fault), and those whose traffic a passive rule of its must set judges (another
+    fault on them would change that traffic)."""
     must, may = expected_failures(fault)
-    return set(must | may) | {source for check in must for source in PASSIVE_TRAFFIC_FROM.get(check, ())}
+    return {c for c in must | may if c in must or not anywhere(c)} | {
+        source for check in must for source in PASSIVE_TRAFFIC_FROM.get(check, ())}
 
 
 def plan_batches(faults: list[Fault]) -> list[Batch]:
@@ -216,12 +209,12 @@ def judge_run(faults: tuple[Fault, ...], code: int, summary: dict[str, Any],
             problems[fault.name].append(f"{fault.name}: none of its checks ran ({sorted(must)})")
         elif missed := expected - set(failed):
             problems[fault.name].append(f"{fault.name} was not caught by {sorted(missed)}")
-        # The same run's traffic, judged passively: every check of the fault that one
-        # observed exchange (or a flow) can show fails there too, from the recording alone.
+        # The same run's traffic, judged as traffic is (suites/passive, at the run's end): every
+        # check of the fault that one observed exchange (or a flow) can show fails there too.
         observable = {c for c in must if check_by_id(c).observes != "probe"} & ran
         missed = {c: passive.get(c) for c in observable if passive.get(c) != "failed"} if passive is not None else {}
         if missed and fault.name not in NOT_RECORDED_WHOLE:
-            problems[fault.name].append(f"{fault.name}: not found passively in its run's traffic.har: {missed}")
+            problems[fault.name].append(f"{fault.name}: not found in its run's own traffic: {missed}")
     if unexpected := {c: r for c, r in failed.items() if c not in must_all | may_all}:
         names = " + ".join(f.name for f in faults)
         problems[RUN].append(f"{names} also failed unrelated checks: {unexpected}")
@@ -236,14 +229,11 @@ def judge_run(faults: tuple[Fault, ...], code: int, summary: dict[str, Any],
 
 def run_and_judge(faults: tuple[Fault, ...], checks: list[str], fuzzes: bool,
                   report_dir: Path) -> tuple[int, dict[str, Any], dict[str, str] | None]:
-    """A run under `faults` selecting `checks`, and its traffic judged passively when a
-    fault's checks can be seen there."""
+    """A run under `faults` selecting `checks`, and the outcomes of its every-exchange test
+    cases (suites/passive): check id -> outcome."""
     code, summary = conformance_run(report_dir, faults[0].server, *(f.name for f in faults),
                                     marker=None, checks=checks)
-    ran = {e["check"] for e in summary["checks"] if e["outcome"] not in ("skipped", "not_applicable", "not_judged")}
-    observable = {c for f in faults if f.name not in NOT_RECORDED_WHOLE
-                  for c in expected_failures(f)[0] if check_by_id(c).observes != "probe"} & ran
-    passive = judge_traffic(report_dir / "traffic.har", report_dir / "passive") if observable else None
+    passive = {e["check"]: e["outcome"] for e in summary["checks"] if e["test"].startswith("passive/")}
     return code, summary, passive
 
 
@@ -359,7 +349,7 @@ def test_every_check_is_proven_by_a_fault() -> None:
     known = {f.name for f in catalogue()}
     proven = set().union(*(expected_failures(f)[0] for f in catalogue()))
     for check in registered_checks():
-        unknown = (set(check.proven_by) | set(check.may_fail_under)) - known
+        unknown = (set(check.proven_by) | set(check.may_fail_under)) - known - {"*"}  # "*": any fault
         assert not unknown, f"{check.id} names unknown faults {sorted(unknown)}"
         if check.severity is Severity.OBSERVATION or check.id.startswith(PROVEN_ELSEWHERE):
             continue
