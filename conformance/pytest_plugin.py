@@ -158,7 +158,7 @@ def _watch_and_gate(config: pytest.Config, state: RunState, process: str) -> Non
         config.pluginmanager.register(watch, "conformance-response-schema")
     if not state.traffic:  # the tests that judge what the rest of the run sent go last
         config.pluginmanager.register(LastTests(state.report_dir, process, SUITES_DIR,
-                                                         lambda item: _declared(item, "sends", ())), "conformance-last")
+                                                         lambda item: item.stash.get(_SENDS, ())), "conformance-last")
     gate = setup.stop_gate(state)
     if gate is not None:
         config.stash[_GATE] = gate
@@ -217,8 +217,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # schemathesis renames nodes per operation while subtests run: keep the real id.
         item.stash[_TEST_ID] = item.nodeid
         allure_adapter.label_item(item, check)
-        [item.add_marker(kind) for kind in check.sends]  # `-m fuzz`, `-m "not refused"`: derived marks
-        forbidden = setup.forbidden_by(profile, check.sends)  # what the check declares it sends
+        sends = item.stash[_SENDS] = _sends(item, check)
+        [item.add_marker(kind) for kind in sends]  # `-m fuzz`, `-m "not refused"`: derived marks
+        forbidden = setup.forbidden_by(profile, sends)  # what the check declares it sends
         if forbidden is not None:
             # Not judged, not "not applicable": the rule applies, the profile chose not to judge it.
             switch, what = forbidden
@@ -233,8 +234,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if profile.limits.request_budget or profile.limits.daily_quota_reserve:
         items[:] = by_severity(items, lambda item: _declared(item, "severity"))  # a budget goes to MUST checks first
     workers = int(getattr(config, "workerinput", {}).get("workercount", 0))
-    items[:] = spread_slow_first(items, workers, lambda item: "fuzz" in _declared(item, "sends", ()),
+    items[:] = spread_slow_first(items, workers, lambda item: "fuzz" in item.stash.get(_SENDS, ()),
                                  getattr(config, "workerinput", {}).get("maxschedchunk"))
+
+
+def _sends(item: pytest.Item, check: Any) -> tuple[str, ...]:
+    """What a test case sends: its check's declaration, except for the second test case of a
+    server check judged on every exchange (suites/passive), which only reads traffic: a 429 the
+    run met is judged even where the profile forbids provoking one."""
+    passive = SUITES_DIR / "passive" in Path(str(item.path)).parents
+    return ("nothing",) if passive and not check.id.startswith("client.") else check.sends
 
 
 def _declared(item: pytest.Item, what: str, default: Any = None) -> Any:
@@ -247,6 +256,7 @@ _CHECK_ID = pytest.StashKey[str]()
 _TEST_ID = pytest.StashKey[str]()
 _OBSERVED = pytest.StashKey[list]()
 _NOT_JUDGED = pytest.StashKey[tuple]()
+_SENDS = pytest.StashKey[tuple]()  # what the test case sends (_sends)
 
 
 # --------------------------------------------------------------------------- fixtures

@@ -218,3 +218,18 @@ def test_the_variable_names_the_seeds_of_an_installed_copy(seeds: Path, tmp_path
     assert main(["requirements", "--audit", "--out", str(out)]) in (0, 1)  # judged, not a usage error
     assert out.read_text(encoding="utf-8") == render_markdown(run_audit(seeds_dir=seeds))
     capsys.readouterr()
+
+
+def test_the_readmes_rule_counts_are_the_tools() -> None:
+    """The README states each seed's rule count as `conformance requirements` prints it."""
+    import re
+
+    text = " ".join((REPO_ROOT / "README.md").read_text(encoding="utf-8").split())
+    counts = {c.source[:3]: c for c in count_rules() if c.source[:3] in ("000", "001")}
+    for seed, count in counts.items():
+        stated = re.search(rf"seed \({seed}\) holds \*\*(\d+) rules, (all|\d+) judged\*\*", text)
+        assert stated, f"the README states no rule count for seed {seed}"
+        judged = count.rules if stated.group(2) == "all" else int(stated.group(2))
+        assert (int(stated.group(1)), judged) == (count.rules, count.rules_judged), (
+            f"README says seed {seed} holds {stated.group(1)} rules, {stated.group(2)} judged; the tool: "
+            f"{count.rules}, {count.rules_judged}")

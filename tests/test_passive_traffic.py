@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from conformance.checks.registry import registered_checks
+from conformance.checks.registry import Severity, check_by_id, registered_checks
 from conformance.http.exchange import Exchange, Headers
 from conformance.mocks.launcher import MockCluster
 from conformance.passive.har import read_har, write_har
@@ -448,3 +448,27 @@ def test_an_answer_over_the_size_cap_in_a_capture_is_judged_cut(tmp_path: Path) 
                   body=huge)
     _, summary, out = judge(write_har([ex], tmp_path / "huge.har"), tmp_path / "judged")
     assert outcomes(summary)["soap.response.envelope"] == "failed", out[-2000:]
+
+
+def test_an_address_only_profile_judges_only_the_address_api(tmp_path: Path) -> None:
+    """Issue 43: the rules of a service the profile does not name do not apply to its traffic,
+    so they are not applicable (not "not judged"), and the coverage counts the address API's."""
+    profile = tmp_path / "address-only.toml"
+    profile.write_text('[profile]\nname = "address-only"\ndescription = "an address API only"\n'
+                       '[services.address]\nmock = false\nbase_url = "http://bag.example/v2"\n'
+                       '[services.address.secrets]\napi_key = "ADDRESS_ONLY_KEY"\n', encoding="utf-8")
+    exchange = _request("GET", "http://bag.example/v2/adressen?postcode=1234AB&huisnummer=1",
+                        [("x-api-key", "k"), ("accept", "application/hal+json")])
+    code, summary, out = judge(write_har([exchange], tmp_path / "a.har"), tmp_path / "judged", "--profile", str(profile),
+                               env={"ADDRESS_ONLY_KEY": "k"})
+    got = outcomes(summary)
+    others = {c: o for c, o in got.items() if c.split(".")[0] in ("auth", "soap") or c.startswith(("client.auth.", "client.soap."))}
+    assert others and set(others.values()) == {"not_applicable"}, out[-2000:]
+    address = {c: o for c, o in got.items() if c.startswith(("address.", "client.address."))}
+    assert "not_applicable" not in address.values() and "passed" in address.values(), address
+    reasons = {e["reason"] for e in summary["checks"] if e["check"] in others and e.get("reason")}
+    assert any("[services.auth]" in r for r in reasons) and any("[services.soap]" in r for r in reasons), reasons
+    assert summary["coverage"]["must_selected"] == sum(
+        1 for c in address if check_by_id(c).severity is Severity.MUST and got[c] != "not_applicable")
+    assert "address API (recorded traffic)" in summary["verdict_line"], summary["verdict_line"]
+    assert "authorization server" not in summary["verdict_line"] and "SOAP" not in summary["verdict_line"]

@@ -302,9 +302,12 @@ def judged_services(summary: dict[str, Any]) -> list[str]:
     """The services a run judged, in the order address, auth, soap: each check's suite (a
     `compare` check judges the address API, a `client` check the service its id names:
     client.soap.request_valid); with no check at all (a run stopped before any), the services
-    it targets."""
+    it targets. A service all of whose checks were not applicable (`conformance traffic` with a
+    profile that does not name it) was not judged."""
     found: set[str] = set()
     for entry in summary.get("checks") or []:
+        if entry.get("outcome") == "not_applicable":
+            continue
         suite = str(entry.get("suite") or "")
         if suite in ("client", "compare"):
             parts = str(entry.get("check") or "").split(".")

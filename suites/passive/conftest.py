@@ -52,12 +52,29 @@ def passive_context(profile) -> Context:
     return Context(profile)
 
 
+# The service each rule's check judges (its id's first part, after "client."), in the README's
+# words, and the profile table that names it.
+_SERVICES = {"address": ("the address API", "services.address"),
+             "auth": ("the authorization server", "services.auth"),
+             "soap": ("the SOAP message service", "services.soap")}
+
+
+def _service_of(check: str) -> str:
+    parts = check.split(".")
+    return parts[1] if parts[0] == "client" else parts[0]
+
+
 @pytest.fixture
-def judge(evidence, conformance_state):
-    """judge(rule, traffic, context): the rule over every observed item it applies to. In an
-    active run, no exchange of the run the rule applies to is "not applicable" for this test
-    case: the check's own tests judge what it asks for."""
+def judge(evidence, conformance_state, profile):
+    """judge(rule, traffic, context): the rule over every observed item it applies to. A rule
+    of a service the profile does not name is "not applicable": its traffic is not this
+    profile's to judge. In an active run, no exchange of the run the rule applies to is "not
+    applicable" for this test case: the check's own tests judge what it asks for."""
     def apply(rule, traffic, context):
+        service = _service_of(rule.check)
+        if service in _SERVICES and service not in profile.services:
+            words, table = _SERVICES[service]
+            raise NotApplicable(f"the profile names no {words.removeprefix('the ')} ([{table}])")
         try:
             return judge_rule(rule, traffic, context, evidence=evidence)
         except NotJudged as nothing:
