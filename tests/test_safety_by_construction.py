@@ -53,6 +53,15 @@ def _api(base_url: str, *, negative: bool, flood: bool = False) -> AddressApi:
      None, "valid"),
     ("Accept: application/json", "/adressen/0363200000218705", None, {"Accept": "application/json"}, "valid"),
     ("another CRS", "/adressen/0363200000218705", None, {"Accept-Crs": "epsg:4326"}, "valid"),
+    ("/bronhouders without an identification", "/bronhouders", None, None, "valid"),
+    ("/bronhouders with two identifications", "/bronhouders",
+     {"objectIdentificatie": "0363200000218705", "verblijfsobjectIdentificatie": "0363010000000001"}, None, "valid"),
+    ("an unknown type of object", "/adresseerbareobjecten", {"bbox": "1,1,2,2", "type": "fout"}, None, "valid"),
+    ("an empty list of buildings", "/adresseerbareobjecten", {"pandIdentificaties": ""}, None, "valid"),
+    ("an unknown expand on one object", "/adresseerbareobjecten/0363010000000001", {"expand": "bestaatniet"}, None,
+     "valid"),
+    ("nothing found is no refusal, but a number out of range is", "/adressen",
+     {"postcode": "1234AB", "huisnummer": "100000"}, None, "valid"),
 ])
 def test_a_request_designed_to_be_refused_does_not_leave_under_negative_false(what, path, params, headers, key):
     with Listener() as server:
@@ -82,10 +91,11 @@ def test_a_valid_request_leaves_under_every_switch_off() -> None:
                              ("/adresseerbareobjecten", {"bbox": "1,1,2,2", "oppervlakte[min]": "5",
                                                          "oppervlakte[max]": "9", "type": "verblijfsobject"}),
                              ("/adresseerbareobjecten/0363010000000001", {"beschikbaarOp": "2024-01-31T10:00"}),
-                             ("/adressen/zoek", {"zoek": "Markt 1 Delft"})]:
+                             ("/adressen/zoek", {"zoek": "Markt 1 Delft"}),
+                             ("/bronhouders", {"objectIdentificatie": "0363200000218705"})]:
             assert api.get(path, params=params).status == 200
         api.close()
-    assert len(server.requests) == 4
+    assert len(server.requests) == 5
 
 
 def test_a_flood_leaves_only_under_safety_flood() -> None:

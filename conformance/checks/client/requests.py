@@ -148,6 +148,23 @@ def query_kind_violations(operation: str | None, query: Iterable[tuple[str, str]
             + "; ".join(" + ".join(kind) for kind in kinds)]
 
 
+# /bronhouders' parameters besides the identification (seed part 4's shared ones).
+_SHARED = frozenset({"page", "pagesize", "expand", "huidig", "geldigop", "beschikbaarop", "inclusiefeindstatus",
+                     "exactematch"})
+
+
+def bronhouder_violations(operation: str | None, query: Iterable[tuple[str, str]]) -> list[str]:
+    """Seed part 4: "Exactly one identification of a woonplaats, openbare ruimte,
+    nummeraanduiding, ligplaats, standplaats, verblijfsobject or pand must be specified." The
+    names are not shown, so every parameter but the shared ones counts as one."""
+    if operation != "zoekBronhouder":
+        return []
+    given = [n for n, _ in query if n.lower() not in _SHARED]
+    if len(given) == 1:
+        return []
+    return [f"{len(given)} object identifications on /bronhouders (seed part 4: exactly one)"]
+
+
 def refusal(method: str, operation: str | None, query: list[tuple[str, str]], headers: Mapping[str, str], *,
             key: str = "valid", restricted: bool = False) -> str | None:
     """Why a request to the address API is one a conforming server refuses, by the seed's
@@ -170,7 +187,7 @@ def refusal(method: str, operation: str | None, query: list[tuple[str, str]], he
         if name in lowered and lowered[name].strip().lower() != CRS:
             return f"{name}: {lowered[name]} (seed part 4: only {CRS})"
     bad = [*parameter_violations(query), *value_violations(query), *expand_violations(operation, query),
-           *query_kind_violations(operation, query)]
+           *query_kind_violations(operation, query), *bronhouder_violations(operation, query)]
     names = [n for n, _ in query]
     bad += [f"{n} given twice" for n in sorted({n for n in names if names.count(n) > 1}) if n != "expand"]
     return "; ".join(bad) if bad else None
