@@ -11,7 +11,7 @@ from conformance.http.concurrency import (
     in_flight_bound,
     little,
 )
-from conformance.reporting.console import progress_line, rate_line
+from conformance.reporting.console import rate_line
 
 
 def test_little_is_rate_times_latency_rounded_up() -> None:
@@ -36,13 +36,6 @@ def test_auto_workers_keep_the_cores_unless_a_service_is_slow() -> None:
     assert auto_workers(2, [(3, 50, 0.2)]) == 3  # capped by the in-flight bound
     assert auto_workers(2, [(32, 50, 5.0)]) == WORKER_CAP
     assert auto_workers(2, [(4, 50, 0.02), (10, 50, 0.2)]) == 10  # the slowest service decides
-
-
-def test_progress_line_estimates_from_the_tests_left() -> None:
-    line = progress_line(sent=1000, finished=100, total=400, elapsed_s=20)
-    assert line == "conformance: 1,000 of ~4,000 requests sent (100 of 400 tests), 50.0/s, about 1:00 left"
-    assert progress_line(sent=100, finished=10, total=400, elapsed_s=10) == \
-        "conformance: 100 requests sent (10 of 400 tests), 10.0/s"  # no estimate from a tenth of the tests
 
 
 def test_rate_line_gives_the_share_of_the_limit() -> None:

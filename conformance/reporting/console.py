@@ -92,18 +92,6 @@ def wait_progress(seconds_left: float) -> None:
     sys.stderr.flush()
 
 
-def progress_line(sent: int, finished: int, total: int, elapsed_s: float) -> str:
-    """A long run's progress: requests sent of the estimate (the rate so far over the tests
-    left), the rate achieved, the time left."""
-    rate = sent / elapsed_s if elapsed_s > 0 else 0.0
-    if finished * 10 < total:  # too few tests ended to scale from: no estimate yet
-        return f"conformance: {sent:,} requests sent ({finished} of {total} tests), {rate:.1f}/s"
-    planned = max(sent, round(sent * total / finished))
-    left = (planned - sent) / rate if rate > 0 else 0.0
-    return (f"conformance: {sent:,} of ~{planned:,} requests sent ({finished} of {total} tests), "
-            f"{rate:.1f}/s, about {_clock(left)} left")
-
-
 def progress_status(sent: int, ended: int, total: int, elapsed_s: float, left_s: float | None, *,
                     planned: bool) -> str:
     """The line a run against a real deployment prints at a fixed pace (conformance/run_progress.py):
