@@ -155,8 +155,11 @@ def get_only(traffic, ctx):
     return each(answers(traffic, seed_only=False), on_exchange(client.get_only))
 
 
-@rule(check("client.address.parameters_within_limits", MUST, "Query parameters keep the seed's rules: page at least 1, pageSize 10 to 100, huisnummer 1 to 99999, the postcode, huisletter and huisnummertoevoeging patterns, the lengths of q, zoek and the names, a bbox of four numbers and at most 250000 m2",
-           requirements=["ADDR-4.page", "ADDR-4.pageSize", "ADDR-8.pageSize", "ADDR-8.page", "ADDR-8.huisnummer", "ADDR-4.adressen.postcode", "ADDR-4.adressen.huisletter", "ADDR-4.adressen.huisnummertoevoeging", "ADDR-8.length", "ADDR-8.bbox"],
+@rule(check("client.address.parameters_within_limits", MUST, "Query parameters keep the seed's rules: page at least 1, pageSize 10 to 100, huisnummer 1 to 99999, the postcode, huisletter and huisnummertoevoeging patterns, the lengths of q, zoek and the names, a bbox of four numbers and at most 250000 m2; booleans true or false, geldigOp a date, beschikbaarOp a date-time, type one of the three kinds, non-empty lists, oppervlakte as [min] and [max] with min not above max",
+           requirements=["ADDR-4.page", "ADDR-4.pageSize", "ADDR-8.pageSize", "ADDR-8.page", "ADDR-8.huisnummer", "ADDR-4.adressen.postcode", "ADDR-4.adressen.huisletter", "ADDR-4.adressen.huisnummertoevoeging", "ADDR-8.length", "ADDR-8.bbox",
+                         "ADDR-4.geldigOp", "ADDR-4.beschikbaarOp", "ADDR-4.adresseerbareobjecten.type",
+                         "ADDR-4.adresseerbareobjecten.oppervlakte", "ADDR-4.adresseerbareobjecten.pandIdentificaties.items",
+                         "ADDR-4.adresseerbareobjecten.gebruiksdoelen"],
            sends=["nothing"],
            observes="exchange",
            feature="address API client (seed 000)"),
