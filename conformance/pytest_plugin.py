@@ -217,11 +217,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # schemathesis renames nodes per operation while subtests run: keep the real id.
         item.stash[_TEST_ID] = item.nodeid
         allure_adapter.label_item(item, check)
-        sends = item.stash[_SENDS] = _sends(item, check)
-        [item.add_marker(kind) for kind in sends]  # `-m fuzz`, `-m "not refused"`: derived marks
-        forbidden = setup.forbidden_by(profile, sends)  # what the check declares it sends
-        if forbidden is not None:
-            # Not judged, not "not applicable": the rule applies, the profile chose not to judge it.
+        sends = item.stash[_SENDS] = setup.test_case_sends(Path(str(item.path)), check)  # `-m fuzz`: derived marks
+        [item.add_marker(kind) for kind in sends]
+        forbidden = setup.forbidden_by(profile, sends)
+        if forbidden is not None:  # not judged (not "not applicable"): the profile chose not to judge it
             switch, what = forbidden
             item.stash[_NOT_JUDGED] = ("not_judged", f"forbidden by safety.{switch} = false")
             item.add_marker(pytest.mark.skip(reason=f"not judged: profile {profile.name} forbids checks that "
@@ -232,31 +231,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         config.hook.pytest_deselected(items=deselected)
         items[:] = [item for item in items if item not in deselected]
     if profile.limits.request_budget or profile.limits.daily_quota_reserve:
-        items[:] = by_severity(items, lambda item: _declared(item, "severity"))  # a budget goes to MUST checks first
+        items[:] = by_severity(items, _severity)  # a budget goes to MUST checks first
     workers = int(getattr(config, "workerinput", {}).get("workercount", 0))
     items[:] = spread_slow_first(items, workers, lambda item: "fuzz" in item.stash.get(_SENDS, ()),
                                  getattr(config, "workerinput", {}).get("maxschedchunk"))
 
 
-def _sends(item: pytest.Item, check: Any) -> tuple[str, ...]:
-    """What a test case sends: its check's declaration, except for the second test case of a
-    server check judged on every exchange (suites/passive), which only reads traffic: a 429 the
-    run met is judged even where the profile forbids provoking one."""
-    passive = SUITES_DIR / "passive" in Path(str(item.path)).parents
-    return ("nothing",) if passive and not check.id.startswith("client.") else check.sends
-
-
-def _declared(item: pytest.Item, what: str, default: Any = None) -> Any:
-    """What the item's check declares (`severity`, `sends`), or `default` for another test."""
+def _severity(item: pytest.Item) -> Any:  # the item's check's, None for another test
     check_id = item.stash.get(_CHECK_ID, None)
-    return getattr(check_by_id(check_id), what) if check_id else default
+    return check_by_id(check_id).severity if check_id else None
 
 
 _CHECK_ID = pytest.StashKey[str]()
 _TEST_ID = pytest.StashKey[str]()
 _OBSERVED = pytest.StashKey[list]()
 _NOT_JUDGED = pytest.StashKey[tuple]()
-_SENDS = pytest.StashKey[tuple]()  # what the test case sends (_sends)
+_SENDS = pytest.StashKey[tuple]()  # what the test case sends (run_setup.test_case_sends)
 
 
 # --------------------------------------------------------------------------- fixtures

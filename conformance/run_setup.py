@@ -412,6 +412,14 @@ SWITCHES = {"refused": ("negative", "send requests designed to be refused"),
             "waits": ("waits", "wait out lifetimes in real time")}
 
 
+def test_case_sends(path: Path, check: Any) -> tuple[str, ...]:
+    """What a test case sends: its check's declaration, except for the second test case of a
+    server check judged on every exchange (suites/passive), which only reads traffic: a 429 the
+    run met is judged even where the profile forbids provoking one."""
+    passive = SUITES_DIR / "passive" in path.parents
+    return ("nothing",) if passive and not check.id.startswith("client.") else check.sends
+
+
 def forbidden_by(profile: Profile, sends: tuple[str, ...]) -> tuple[str, str] | None:
     """(switch, what) of the first safety switch that forbids a check sending `sends`, or None.
     A check that also sends valid requests is not forbidden for its refused ones: the client
