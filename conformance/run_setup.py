@@ -467,7 +467,12 @@ def load_hypothesis_profile(state: RunState) -> None:
     from hypothesis import settings
 
     database = FINDINGS.use(state)
-    settings.register_profile("conformance-run", max_examples=state.max_examples, deadline=None,
+    # Built on Hypothesis's "default" profile, not on whatever is loaded: with CI set in the
+    # environment Hypothesis loads its "ci" profile (derandomize=True, no database), which
+    # would refuse the findings database and make the verdict depend on where it runs. The
+    # run is reproducible by its own seed (choose_seed), not by derandomizing.
+    settings.register_profile("conformance-run", parent=settings.get_profile("default"),
+                              max_examples=state.max_examples, deadline=None, derandomize=False,
                               database=database if state.findings_db else None)
     settings.load_profile("conformance-run")
 

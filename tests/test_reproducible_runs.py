@@ -236,3 +236,25 @@ def test_a_base_url_without_its_prefix_is_exit_2_within_a_handful_of_requests(ve
     assert found.returncode == 2 and f'set base_url = "{vendor.url}"' in found.stderr, found.stdout + found.stderr
     assert "Nothing was discovered" in found.stderr and vendor.gateway.requests - before <= 4
     assert "samples_verified" in file.read_text() and vendor.root in file.read_text()  # the profile as it was
+
+
+def test_a_ci_environment_changes_neither_the_seed_nor_the_findings_database(tmp_path: Path) -> None:
+    """With CI set, Hypothesis loads its own "ci" profile (derandomize, no database) at import:
+    the run's profile is built on Hypothesis's default instead, so a run in CI replays the
+    environment's findings with the run's own seed like a run anywhere else."""
+    from hypothesis import settings
+
+    from conformance.run_setup import RunState, load_hypothesis_profile
+
+    settings.load_profile("ci")
+    try:
+        state = RunState(profile_ref="mock", faults=[], report_dir=str(tmp_path), seed=7,
+                         max_examples=3, findings_db=str(tmp_path / "findings"))
+        load_hypothesis_profile(state)
+        run_settings = settings.default
+        assert run_settings is not None
+        assert run_settings.derandomize is False
+        assert run_settings.database is not None and "FindingsDatabase" in repr(run_settings.database)
+        assert run_settings.max_examples == 3
+    finally:
+        settings.load_profile("default")
