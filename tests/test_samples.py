@@ -247,7 +247,11 @@ def test_discover_keeps_the_skeletons_comments_and_other_sections(tmp_path: Path
 
     url, key = mock
     path = tmp_path / "vendor-x.toml"
-    original = skeleton("vendor-x").replace("https://<host>/lvbag/individuelebevragingen/v2", url)
+    # Unpaced: pacing is tests/test_pacing.py's subject; paced, the two discoveries took 33 s.
+    paced = "requests_per_second = 5 "
+    assert paced in skeleton("vendor-x")
+    original = skeleton("vendor-x").replace("https://<host>/lvbag/individuelebevragingen/v2", url) \
+        .replace(paced, "requests_per_second = 0 ")
     path.write_text(original)
     proc = subprocess.run([sys.executable, "-m", "conformance.cli", "discover", "--profile", str(path)],
                           capture_output=True, text=True, timeout=600, cwd=REPO_ROOT,

@@ -104,6 +104,9 @@ def parse_json(body: bytes) -> Any:
         value = json.loads(body, parse_constant=_reject_constant)
     except (ValueError, RecursionError):
         return None
+    # Too few brackets to nest that deep (most answers): no walk over the parsed value.
+    if body.count(b"{") + body.count(b"[") <= MAX_JSON_DEPTH:
+        return value
     return value if json_depth(value) <= MAX_JSON_DEPTH else None
 
 
@@ -122,18 +125,15 @@ def json_nested_too_deep(body: bytes) -> bool:
 
 
 def json_depth(value: Any) -> int:
-    """How deep containers nest in a parsed JSON value (a scalar: 0), without recursion."""
-    deepest = 0
-    stack = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict):
-            node = node.values()
-        elif not isinstance(node, list):
-            continue
-        deepest = max(deepest, depth)
-        stack.extend((child, depth + 1) for child in node if isinstance(child, dict | list))
-    return deepest
+    """How deep containers nest in a parsed JSON value (a scalar: 0), without recursion; a
+    walk level by level that stops once past MAX_JSON_DEPTH (the answer is then "too deep")."""
+    level = [value] if isinstance(value, dict | list) else []
+    depth = 0
+    while level and depth <= MAX_JSON_DEPTH:
+        depth += 1
+        level = [child for node in level for child in (node.values() if isinstance(node, dict) else node)
+                 if isinstance(child, dict | list)]
+    return depth + (1 if level else 0)
 
 
 def _reject_constant(name: str) -> Any:

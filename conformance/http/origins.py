@@ -13,6 +13,7 @@ profile section opts in (`allow_plain_http = true`); the verdict then says so.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import posixpath
 from collections.abc import Iterable
@@ -42,6 +43,9 @@ class Base:
                    _normal_path(parts.path).rstrip("/"))
 
     def holds(self, url: str) -> bool:
+        return _holds(self, url)
+
+    def _holds(self, url: str) -> bool:
         try:
             parts = urlsplit(url)
             port = _port(parts.port, parts.scheme.lower())
@@ -67,6 +71,13 @@ class OutsideBase(Blocked):
         where = ", ".join(str(b) for b in bases)
         super().__init__("a URL within the service's base URL",
                          f"{url} is outside {where} (not requested: the service's credentials go only there)")
+
+
+# A HAL page names the same few URLs in every link, and every exchange of a run is judged:
+# the answer per (base, URL) is remembered (pure, and both are small strings).
+@functools.lru_cache(maxsize=8192)
+def _holds(base: Base, url: str) -> bool:
+    return base._holds(url)  # noqa: SLF001
 
 
 def within(url: str, bases: Iterable[Base]) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urljoin, urlsplit
 
@@ -120,6 +121,12 @@ def all_hrefs(document: Any) -> list[str]:
     return found
 
 
+@functools.lru_cache(maxsize=8192)
+def _resolved(url: str, href: str) -> str:
+    """urljoin, remembered: every exchange of a run is judged, and its links repeat."""
+    return urljoin(url, href)
+
+
 def links_within_base(ex: Exchange, base_url: str) -> None:
     """Every link of the answer names a URL below the base URL (seed part 1: "Base address:
     `{base_url}`. All paths below are relative to it."). A link elsewhere -- another scheme,
@@ -129,6 +136,6 @@ def links_within_base(ex: Exchange, base_url: str) -> None:
         return
     bases = [Base.of(base_url)]
     # A templated link (RFC 6570) is judged by the part before its first expression.
-    outside = [href for href in all_hrefs(ex.json) if not within(urljoin(ex.url, href.split("{", 1)[0]), bases)]
+    outside = [href for href in all_hrefs(ex.json) if not within(_resolved(ex.url, href.split("{", 1)[0]), bases)]
     expect(not outside, f"{len(outside)} link(s) point outside the base URL {base_url}: a client following them "
            "would send its API key elsewhere", actual=", ".join(dict.fromkeys(outside[:3])))
