@@ -32,10 +32,11 @@ def profile_with(tmp_path: Path, concurrency: int | None) -> Path:
     return path
 
 
-def run(tmp_path: Path, concurrency: int | None, *extra: str, workers: str = "0") -> tuple[int, dict]:
+def run(tmp_path: Path, concurrency: int | None, *extra: str, workers: str = "0", examples: int = 8) -> tuple[int, dict]:
     report = tmp_path / f"run-{concurrency or 'default'}-{workers}"
     cmd = [sys.executable, "-m", "conformance.cli", "run", "--profile", str(profile_with(tmp_path, concurrency)),
-           "-n", workers, "--no-html", "--seed", "4242", "--max-examples", "8", "--report-dir", str(report), *extra]
+           "-n", workers, "--no-html", "--seed", "4242", "--max-examples", str(examples), "--report-dir", str(report),
+           *extra]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=REPO_ROOT)
     assert (report / "summary.json").is_file(), proc.stdout[-2000:] + proc.stderr[-2000:]
     return proc.returncode, json.loads((report / "summary.json").read_text())
@@ -66,8 +67,8 @@ def test_concurrent_and_serial_runs_agree(tmp_path: Path, faults: tuple[str, ...
 # fuzzing's (a number served as a string), a header every answer should carry. The mock
 # serves them together in one run (a full address run is the expensive part: two runs per
 # case, serial and in two workers); the checks the faults leave alone pass in both runs, so
-# the run also compares the faithful verdicts (tests/test_parallel_verdicts.py compares a
-# faithful scenario selection, tests/test_fault_catalogue.py the faithful mock serially).
+# the run also compares the faithful verdicts (tests/test_parallel_verdicts.py compares the
+# SOAP and authorization suites, tests/test_fault_catalogue.py the faithful mock serially).
 ADDRESS_FAULTS = ("address.paging_links_missing", "address.page_size_maximum_not_enforced",
                   "address.huisnummer_as_string", "address.api_version_missing")
 
@@ -75,11 +76,16 @@ ADDRESS_FAULTS = ("address.paging_links_missing", "address.page_size_maximum_not
 def test_address_suite_in_one_process_and_in_several_agrees(tmp_path: Path) -> None:
     faults = ADDRESS_FAULTS
     selection = ("--suite", "address", *(arg for fault in faults for arg in ("--mock-fault", fault)))
-    serial_code, serial = run(tmp_path, None, *selection, workers="0")
-    parallel_code, parallel = run(tmp_path, None, *selection, workers="2")
+    # Three examples per operation: the fuzzing's fault shows in the first answer's schema.
+    serial_code, serial = run(tmp_path, None, *selection, workers="0", examples=3)
+    parallel_code, parallel = run(tmp_path, None, *selection, workers="2", examples=3)
     verdicts = lambda s: {(e["check"], e["test"]): e["outcome"] for e in s["checks"]}  # noqa: E731
     assert verdicts(serial) == verdicts(parallel)
     assert serial_code == parallel_code
+    assert serial["seed"] == parallel["seed"] == 4242
+    for workers, summary in (("0", serial), ("2", parallel)):  # the workers' Allure evidence is there
+        results = list((tmp_path / f"run-default-{workers}" / "allure-results").glob("*-result.json"))
+        assert len(results) >= len(summary["checks"]), f"-n {workers}: Allure results missing"
     failed = {e["check"] for e in parallel["checks"] if e["outcome"] == "failed"}
     passed = {e["check"] for e in parallel["checks"] if e["outcome"] == "passed"}
     assert failed and len(passed) > 100, (failed, len(passed))
