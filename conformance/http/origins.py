@@ -45,7 +45,7 @@ class Base:
     def holds(self, url: str) -> bool:
         return _holds(self, url)
 
-    def _holds(self, url: str) -> bool:
+    def holds_uncached(self, url: str) -> bool:
         try:
             parts = urlsplit(url)
             port = _port(parts.port, parts.scheme.lower())
@@ -77,7 +77,7 @@ class OutsideBase(Blocked):
 # the answer per (base, URL) is remembered (pure, and both are small strings).
 @functools.lru_cache(maxsize=8192)
 def _holds(base: Base, url: str) -> bool:
-    return base._holds(url)  # noqa: SLF001
+    return base.holds_uncached(url)
 
 
 def within(url: str, bases: Iterable[Base]) -> bool:
