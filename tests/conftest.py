@@ -1,15 +1,11 @@
 """How the project's own tests are spread over xdist workers (`pytest -n auto tests`).
 
 Their lengths differ by four orders of magnitude: a fault meta-test's runs take up to a
-minute, most tests a few milliseconds. xdist's default ("load") hands each worker a chunk
-of consecutive tests at the start (a quarter of its share), so one worker can be left
-working through a chunk of whole-run tests while the others have nothing left: measured,
-one of two workers idle for the last 316 s of a 915 s run. Here the tests that start whole
-runs go first (HEAVY_FIRST, measured with `--durations`) and each worker is handed one test
-at a time (`--maxschedchunk 1`, keeping two in hand): the longest start first, spread over
-every worker, and the short ones fill in at the end. Work stealing with the long tests
-first was no better: they all fell into the first worker's initial share, and a stolen
-half is taken from the end of a queue. A `--dist` or `--maxschedchunk` given is left as is.
+minute, most tests a few milliseconds. xdist's default ("load") hands each worker a queue
+at the start and never takes it back, so one worker can be left working through a queue
+of whole-run tests while the other has nothing left: measured, one of two workers idle
+for the last 316 s of a 915 s run. With work stealing an idle worker takes pending tests
+from a busy one. A `--dist` other than the default is left as given.
 
 The checkout's modules are byte-compiled once before the tests (`pytest_configure`): the
 tests start a few hundred processes (runs, their workers, mocks), and with
@@ -21,6 +17,9 @@ tests wait -- on a misbehaving server's drip, a deadline, a signal, a mock's clo
 leave their core idle. Measured on two cores (`CI=true .venv/bin/pytest -n N tests`, the
 same tree): 806 s and 1,387 CPU-seconds with two workers, 762 s and 1,457 with three. Each
 test takes longer, the whole takes less.
+
+The tests that start whole runs go first (HEAVY_FIRST, measured with `--durations`): a
+long test started last keeps one worker busy while the others have nothing left.
 """
 
 from __future__ import annotations
@@ -52,12 +51,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)  # unknown without xdist (-p no:xdist)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    if config.getvalue("dist") != "load" or config.getoption("maxschedchunk") is not None:
+    if config.getvalue("dist") != "load":
         return None
-    from xdist.scheduler import LoadScheduling
+    from xdist.scheduler import WorkStealingScheduling
 
-    config.option.maxschedchunk = 1  # read by LoadScheduling: one test at a time, in HEAVY_FIRST order
-    return LoadScheduling(config, log)
+    return WorkStealingScheduling(config, log)
 
 
 def pytest_configure(config: pytest.Config) -> None:
