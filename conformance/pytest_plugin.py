@@ -365,26 +365,18 @@ def pytest_runtest_call(item: pytest.Item):
 
 def _not_judged(item: pytest.Item, exc: NotApplicable | NotJudged | Blocked) -> None:
     """Report a blocked, not-judged or not-applicable check to pytest (and so JUnit and
-    Allure) as skipped, its reason prefixed with which.
-
-    The skip is raised `from None`: pytest and Allure each render a skip's message with
-    `traceback.format_exception_only`, which otherwise walks the exception it was raised
-    while handling (`exc`, and what that was raised from) frame by frame, reading source
-    lines and their positions: a tenth of a run whose checks are mostly blocked or not
-    judged (measured with py-spy on a run against a misbehaving server)."""
+    Allure) as skipped, its reason prefixed with which. `from None`: rendering the skip's
+    message otherwise walks `exc`'s frames (a tenth of a run of mostly blocked checks)."""
     if isinstance(exc, Blocked):
         item.stash[_NOT_JUDGED] = ("blocked", exc.cause)
         if isinstance(exc, Stopped):
             item.stash[_STOPPED] = (exc.stop, exc.unreachable)
         report_evidence.tag_cause(exc.cause)
-        message = f"blocked: {exc}"
     elif isinstance(exc, NotJudged):
         item.stash[_NOT_JUDGED] = ("not_judged", exc.what)  # the coverage line groups by `what`
-        message = f"not judged: {exc}"
     else:
         item.stash[_NOT_JUDGED] = ("not_applicable", None)
-        message = f"not applicable: {exc}"
-    raise pytest.skip.Exception(message) from None
+    raise pytest.skip.Exception(f"{item.stash[_NOT_JUDGED][0].replace('_', ' ')}: {exc}") from None
 
 
 @pytest.hookimpl(wrapper=True)

@@ -18,14 +18,15 @@ import functools
 from datetime import UTC, date, datetime, timedelta, timezone
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import xmlschema
-from elementpath.regex import translate_pattern
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from lxml import etree
-from xmlschema.validators import XsdAnyElement, XsdElement, XsdGroup
+
+if TYPE_CHECKING:  # imported where used: a run without the SOAP suite never loads xmlschema (0.3 s)
+    import xmlschema
+    from xmlschema.validators import XsdElement, XsdGroup
 
 XSD = "{http://www.w3.org/2001/XMLSchema}"
 MAX_EXTRA_OCCURS = 2  # an unbounded (or large) maxOccurs is capped to minOccurs + this
@@ -59,6 +60,8 @@ def load_xmlschema(path: Path) -> xmlschema.XMLSchema:
 
 @functools.lru_cache(maxsize=8)
 def _built_xmlschema(path: str, _size: int, _mtime_ns: int) -> xmlschema.XMLSchema:
+    import xmlschema
+
     return xmlschema.XMLSchema(path, allow="sandbox", defuse="always")
 
 
@@ -167,6 +170,8 @@ class SchemaStrategies:
                     self._draw_particle(draw, particle, node, depth)
 
     def _draw_particle(self, draw: st.DrawFn, particle: Any, node: etree._Element, depth: int) -> None:
+        from xmlschema.validators import XsdAnyElement, XsdElement, XsdGroup
+
         if isinstance(particle, XsdGroup):
             self._draw_group(draw, particle, node, depth + 1)
         elif isinstance(particle, XsdAnyElement):
@@ -212,6 +217,8 @@ class SchemaStrategies:
 
 
 def _from_xsd_regex(regexp: str) -> st.SearchStrategy[str]:
+    from elementpath.regex import translate_pattern
+
     python = translate_pattern(regexp, anchors=False)
     # elementpath anchors the translation as ^(...)$(?!\n\Z); from_regex wants the body.
     if python.startswith("^(") and python.endswith(")$(?!\\n\\Z)"):

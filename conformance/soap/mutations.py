@@ -21,11 +21,13 @@ from __future__ import annotations
 from copy import deepcopy
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hypothesis import strategies as st
 from lxml import etree
-from xmlschema.validators import XsdElement, XsdGroup
+
+if TYPE_CHECKING:  # imported where used (conformance/soap/generation.py says why)
+    from xmlschema.validators import XsdElement, XsdGroup
 
 from conformance.soap import TYPES_DATE_SEGMENT
 from conformance.soap.generation import SchemaStrategies, has_patterns
@@ -118,6 +120,8 @@ def find_sites(root: etree._Element, decl: XsdElement) -> list[_Site]:
 
 
 def _walk(node: etree._Element, decl: XsdElement, path: str, sites: list[_Site]) -> None:
+    from xmlschema.validators import XsdElement
+
     xsd_type = decl.type
     namespace = etree.QName(node).namespace
     if namespace:
