@@ -311,6 +311,7 @@ _GC_THRESHOLD = (10_000, 10, 10)
 def pytest_runtestloop(session: pytest.Session):
     if _STATE not in session.config.stash:  # not a conformance run (the project's own tests)
         return (yield)
+    allure_adapter.write_only_shown_containers()
     threshold = gc.get_threshold()
     gc.freeze()
     gc.set_threshold(*_GC_THRESHOLD)
@@ -364,9 +365,8 @@ def pytest_runtest_call(item: pytest.Item):
 
 
 def _not_judged(item: pytest.Item, exc: NotApplicable | NotJudged | Blocked) -> None:
-    """Report a blocked, not-judged or not-applicable check to pytest (and so JUnit and
-    Allure) as skipped, its reason prefixed with which. `from None`: rendering the skip's
-    message otherwise walks `exc`'s frames (a tenth of a run of mostly blocked checks)."""
+    """Report it to pytest (so JUnit, Allure) as skipped, its reason prefixed with which. `from
+    None`: rendering the skip's message otherwise walks `exc`'s frames (a tenth of a run)."""
     if isinstance(exc, Blocked):
         item.stash[_NOT_JUDGED] = ("blocked", exc.cause)
         if isinstance(exc, Stopped):

@@ -3,9 +3,13 @@ added as pytest markers at collection (allure-pytest reads them when the test st
 
 Evidence (redacted exchanges, observed values, steps) is attached by the HTTP layer's
 conformance/http/evidence.py, which checks and clients may use; this module is the run's.
+It also keeps the fixture containers the report does not show out of allure-results
+(`write_only_shown_containers`).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import allure
 import pytest
@@ -51,3 +55,39 @@ def label_item(item: pytest.Item, check: Check) -> None:
     for requirement in check.requirements:
         item.add_marker(mark.allure_label(requirement, label_type="requirement"))
         item.add_marker(mark.allure_link(requirement_url(requirement), link_type="link", name=requirement))
+
+
+def write_only_shown_containers() -> None:
+    """allure-results without the fixture containers the report never shows, or shows only
+    as the harness's internals: one linked to no test (a parametrized argument's), or one
+    whose fixtures are all the harness's own (a name starting with "_"), passed, with no step
+    or attachment. A full run wrote about 1,400 of them beside 670 results, each a file
+    (about 0.7 ms apiece here: a tenth of a run whose checks are mostly not judged), and the
+    report listed "_findings_replayed" among every test's set-up and tear-down.
+
+    Allure writes through the file logger it registers in its own plugin manager; that
+    logger is registered again, under its name, with the filter in front of its
+    `report_container` (allure-pytest unregisters it by that name when the session ends)."""
+    from allure_commons import plugin_manager
+    from allure_commons.logger import AllureFileLogger
+
+    for logger in plugin_manager.get_plugins():
+        if not isinstance(logger, AllureFileLogger) or "report_container" in vars(logger):
+            continue
+        name = plugin_manager.get_name(logger)
+        plugin_manager.unregister(logger)
+        write = logger.report_container
+
+        def report_container(container: Any, write: Any = write) -> None:
+            if _shown(container):
+                write(container)
+
+        report_container.allure_impl = AllureFileLogger.report_container.allure_impl  # type: ignore[attr-defined]
+        logger.report_container = report_container  # type: ignore[method-assign]
+        plugin_manager.register(logger, name)
+
+
+def _shown(container: Any) -> bool:
+    return bool(container.children) and any(
+        not fixture.name.startswith("_") or fixture.status != "passed" or fixture.steps or fixture.attachments
+        for fixture in [*container.befores, *container.afters])
