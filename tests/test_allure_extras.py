@@ -167,3 +167,38 @@ def test_history_comes_from_the_latest_earlier_run(tmp_path: Path) -> None:
     assert extras.carry_history(current).read_text() == '{"uuid": "A"}\n{"uuid": "B"}\n'
     first = make_run(tmp_path / "alone", "first", history="left over from an earlier render\n")
     assert not extras.carry_history(first).exists()  # nothing earlier: the history starts here
+
+
+def test_only_the_fixture_containers_the_report_shows_are_written(tmp_path: Path) -> None:
+    """A container linked to no test, or holding only the harness's own passed fixtures, is
+    not written; one that shows a user's fixture, a failure or a step is, as Allure writes it;
+    and allure-pytest can still unregister its logger by name."""
+    from allure_commons import plugin_manager
+    from allure_commons.logger import AllureFileLogger
+    from allure_commons.model2 import TestAfterResult, TestBeforeResult, TestResultContainer, TestStepResult
+
+    from conformance.reporting.allure import write_only_shown_containers
+
+    logger = AllureFileLogger(str(tmp_path))
+    plugin_manager.register(logger, "the-file-logger")
+    try:
+        write_only_shown_containers()
+        write_only_shown_containers()  # once is enough: the filter is not stacked
+        internal = TestBeforeResult(name="_findings_replayed", status="passed")
+        cases = {
+            "no test": TestResultContainer(uuid="a", children=[], befores=[TestBeforeResult(name="suite", status="passed")]),
+            "internal": TestResultContainer(uuid="b", children=["t"], befores=[internal],
+                                            afters=[TestAfterResult(name="_findings_replayed::0", status="passed")]),
+            "user fixture": TestResultContainer(uuid="c", children=["t"], befores=[TestBeforeResult(name="suite", status="passed")]),
+            "internal failed": TestResultContainer(uuid="d", children=["t"],
+                                                   befores=[TestBeforeResult(name="_findings_replayed", status="broken")]),
+            "internal step": TestResultContainer(uuid="e", children=["t"], befores=[TestBeforeResult(
+                name="_findings_replayed", status="passed", steps=[TestStepResult(name="replayed")])]),
+        }
+        for container in cases.values():
+            plugin_manager.hook.report_container(container=container)
+    finally:
+        plugin_manager.unregister(name="the-file-logger")
+    written = {json.loads(p.read_text())["uuid"] for p in tmp_path.glob("*-container.json")}
+    assert written == {"c", "d", "e"}
+    assert logger not in plugin_manager.get_plugins()
