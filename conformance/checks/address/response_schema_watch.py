@@ -27,11 +27,19 @@ class ResponseSchemaWatch:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        self.judged = any((mark := item.get_closest_marker("check")) and mark.args and mark.args[0] in JUDGES
-                          for item in items)
+        self.judged = any(_judges(item) for item in items)
 
     def pytest_runtest_logfinish(self, nodeid: str) -> None:
-        if self.judged:  # else no check waits for this tally (the check is not selected)
+        # A worker's tally is on disk after each of its tests: the check's test, in another
+        # worker, reads it once this worker's lock is released (conformance/last_tests.py).
+        # One process ("main", -n 0) writes it just before the check's test instead: after
+        # every test it wrote the whole tally again, a tenth of an address run.
+        if self.judged and self.process != "main":  # else no check waits for this tally
+            flush(self._responses.current(), self.report_dir, self.process)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        if self.process == "main" and _judges(item):
             flush(self._responses.current(), self.report_dir, self.process)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -41,3 +49,8 @@ class ResponseSchemaWatch:
             import shutil
 
             shutil.rmtree(Path(self.report_dir) / DIRNAME, ignore_errors=True)
+
+
+def _judges(item: pytest.Item) -> bool:
+    mark = item.get_closest_marker("check")
+    return bool(mark and mark.args and mark.args[0] in JUDGES)
