@@ -19,7 +19,13 @@ same tree): 806 s and 1,387 CPU-seconds with two workers, 762 s and 1,457 with t
 test takes longer, the whole takes less.
 
 The tests that start whole runs go first (HEAVY_FIRST, measured with `--durations`): a
-long test started last keeps one worker busy while the others have nothing left.
+long test started last keeps one worker busy while the others have nothing left. And they
+are dealt out (`dealt`): work stealing first hands each worker a contiguous share of the
+collection (the first third to the first worker...) and an idle worker later steals the
+end of another's queue. With the whole-run tests merely first, all of them fell into the
+first worker's share and ran one after another there (seen: its last one still running
+four minutes after the others had run out). Dealt, each worker's share starts with its
+third of them and ends with light tests, the ones that get stolen.
 """
 
 from __future__ import annotations
@@ -44,9 +50,30 @@ HEAVY_FIRST = ("test_fault_catalogue.py", "test_concurrent_verdicts.py", "test_m
                "test_reproducible_runs.py", "test_passive_traffic.py", "test_proxy.py")
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     rank = {name: index for index, name in enumerate(HEAVY_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep their order
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+    items[:] = dealt(items, workers)
+
+
+def dealt(items: list[Any], workers: int) -> list[Any]:
+    """`items` dealt round-robin into the shares xdist's work stealing first hands out (the
+    pending items split evenly over the idle workers, in order: share k has
+    remaining // (workers - k) of them), each share keeping the order of `items`."""
+    sizes = []
+    remaining = len(items)
+    for k in range(workers):
+        sizes.append(remaining // (workers - k))
+        remaining -= sizes[-1]
+    shares: list[list[Any]] = [[] for _ in range(workers)]
+    turn = 0
+    for item in items:
+        while len(shares[turn % workers]) >= sizes[turn % workers]:
+            turn += 1
+        shares[turn % workers].append(item)
+        turn += 1
+    return [item for share in shares for item in share]
 
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)  # unknown without xdist (-p no:xdist)

@@ -65,3 +65,25 @@ def test_a_budgeted_run_orders_must_first_and_still_spreads_the_slow_items() -> 
     assert first[0] in slow and second[0] in slow
     rest = [t for t in spread if t not in slow]
     assert rest == [t for t in ordered if t not in slow]  # the severity order of the others holds
+
+
+def test_the_own_tests_are_dealt_into_the_shares_work_stealing_hands_out() -> None:
+    """tests/conftest.py: each worker's first share starts with its part of the whole-run
+    tests (put first), in their order, and nothing is lost or doubled."""
+    from conftest import dealt
+    from xdist.scheduler import WorkStealingScheduling
+
+    for count, workers in ((1874, 3), (10, 3), (11, 2), (2, 3), (7, 1)):
+        items = list(range(count))  # 0, 1, 2...: the heaviest first
+        ordered = dealt(items, workers)
+        assert sorted(ordered) == items
+        shares, start, remaining = [], 0, count
+        for k in range(workers):  # as WorkStealingScheduling.check_schedule splits the pending items
+            size = remaining // (workers - k)
+            shares.append(ordered[start:start + size])
+            start, remaining = start + size, remaining - size
+        assert all(share == sorted(share) for share in shares)
+        assert [share[0] for share in shares if share] == sorted(share[0] for share in shares if share)
+        if count >= workers:
+            assert [share[0] for share in shares] == list(range(workers)), "each share starts with a heavy test"
+    assert hasattr(WorkStealingScheduling, "check_schedule")  # the split above is that method's
