@@ -141,7 +141,9 @@ def prepare_run(config: pytest.Config, profile: Profile, report_dir: Path, start
         from conformance.mocks.launcher import MockCluster
 
         cluster = started["cluster"] = MockCluster(profile, fault_set)
-        state.urls.update(cluster.start())
+        # The mocks of the suites the run selects (a comparison's vendor side: the address API).
+        wanted = {name for name in profile.services if runs_suite(config, name) or (comparing and name == "address")}
+        state.urls.update(cluster.start(only=wanted))
         state.secrets.update(cluster.secrets)
         state.samples.update(cluster.samples)
     state.secrets.update(secrets)

@@ -34,6 +34,7 @@ import os
 from typing import Any
 
 import pytest
+from xdist_shares import dealt
 
 
 @pytest.hookimpl(optionalhook=True)  # unknown without xdist (-p no:xdist)
@@ -55,25 +56,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep their order
     workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
     items[:] = dealt(items, workers)
-
-
-def dealt(items: list[Any], workers: int) -> list[Any]:
-    """`items` dealt round-robin into the shares xdist's work stealing first hands out (the
-    pending items split evenly over the idle workers, in order: share k has
-    remaining // (workers - k) of them), each share keeping the order of `items`."""
-    sizes = []
-    remaining = len(items)
-    for k in range(workers):
-        sizes.append(remaining // (workers - k))
-        remaining -= sizes[-1]
-    shares: list[list[Any]] = [[] for _ in range(workers)]
-    turn = 0
-    for item in items:
-        while len(shares[turn % workers]) >= sizes[turn % workers]:
-            turn += 1
-        shares[turn % workers].append(item)
-        turn += 1
-    return [item for share in shares for item in share]
 
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)  # unknown without xdist (-p no:xdist)

@@ -68,10 +68,10 @@ def test_a_budgeted_run_orders_must_first_and_still_spreads_the_slow_items() -> 
 
 
 def test_the_own_tests_are_dealt_into_the_shares_work_stealing_hands_out() -> None:
-    """tests/conftest.py: each worker's first share starts with its part of the whole-run
+    """tests/conftest.py (tests/xdist_shares.py): each worker's first share starts with its part of the whole-run
     tests (put first), in their order, and nothing is lost or doubled."""
-    from conftest import dealt
     from xdist.scheduler import WorkStealingScheduling
+    from xdist_shares import dealt
 
     for count, workers in ((1874, 3), (10, 3), (11, 2), (2, 3), (7, 1)):
         items = list(range(count))  # 0, 1, 2...: the heaviest first
