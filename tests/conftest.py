@@ -48,14 +48,31 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 HEAVY_FIRST = ("test_fault_catalogue.py", "test_concurrent_verdicts.py", "test_misbehaving_runs.py",
                "test_report_first_screen.py", "test_installed_tool.py", "test_slow_services.py",
                "test_coverage_verdict.py", "test_parallel_verdicts.py", "test_safety_by_construction.py",
-               "test_reproducible_runs.py", "test_passive_traffic.py", "test_proxy.py")
+               "test_reproducible_runs.py", "test_passive_traffic.py", "test_proxy.py",
+               "test_prism_address.py", "test_environment_matrix.py", "test_contract_auth_probes.py",
+               "test_contract_pass.py", "test_readme_commands.py", "test_no_secret_in_reports.py",
+               "test_any_description.py", "test_address_blocked.py")
+
+# Whole-run files whose module-scoped fixture is costly (a wheel built and installed, a
+# server counting requests across tests, three environments' runs, Prism): dealt as one unit, built
+# by one worker.
+KEEP_TOGETHER = ("test_installed_tool.py", "test_coverage_verdict.py", "test_environment_matrix.py",
+                 "test_prism_address.py")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     rank = {name: index for index, name in enumerate(HEAVY_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep their order
     workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
-    items[:] = dealt(items, workers)
+    items[:] = dealt(items, workers, lambda item: unit(item, rank))
+
+
+def unit(item: pytest.Item, rank: dict[str, int]) -> str | None:
+    """How a test is dealt: light (None), alone (its node id) or with its module (KEEP_TOGETHER)."""
+    name = item.path.name
+    if name not in rank:
+        return None
+    return name if name in KEEP_TOGETHER else item.nodeid
 
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)  # unknown without xdist (-p no:xdist)

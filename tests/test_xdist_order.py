@@ -68,22 +68,29 @@ def test_a_budgeted_run_orders_must_first_and_still_spreads_the_slow_items() -> 
 
 
 def test_the_own_tests_are_dealt_into_the_shares_work_stealing_hands_out() -> None:
-    """tests/conftest.py (tests/xdist_shares.py): each worker's first share starts with its part of the whole-run
-    tests (put first), in their order, and nothing is lost or doubled."""
+    """tests/conftest.py (tests/xdist_shares.py): each worker's first share starts with its
+    part of the whole-run tests (put first), a unit kept together; the light tests fill the
+    shares in order; nothing is lost or doubled."""
     from xdist.scheduler import WorkStealingScheduling
-    from xdist_shares import dealt
+    from xdist_shares import dealt, share_sizes
 
-    for count, workers in ((1874, 3), (10, 3), (11, 2), (2, 3), (7, 1)):
-        items = list(range(count))  # 0, 1, 2...: the heaviest first
-        ordered = dealt(items, workers)
+    for count, workers in ((1874, 3), (40, 3), (41, 2), (30, 1)):
+        items = list(range(count))  # 0..19 heavy (18 and 19 one unit), the rest light
+        unit = lambda i: None if i >= 20 else ("pair" if i >= 18 else i)  # noqa: E731
+        ordered = dealt(items, workers, unit)
         assert sorted(ordered) == items
-        shares, start, remaining = [], 0, count
-        for k in range(workers):  # as WorkStealingScheduling.check_schedule splits the pending items
-            size = remaining // (workers - k)
+        sizes, start, shares = share_sizes(count, workers), 0, []
+        for size in sizes:
             shares.append(ordered[start:start + size])
-            start, remaining = start + size, remaining - size
-        assert all(share == sorted(share) for share in shares)
-        assert [share[0] for share in shares if share] == sorted(share[0] for share in shares if share)
-        if count >= workers:
-            assert [share[0] for share in shares] == list(range(workers)), "each share starts with a heavy test"
-    assert hasattr(WorkStealingScheduling, "check_schedule")  # the split above is that method's
+            start += size
+        assert [len(s) for s in shares] == sizes
+        for share in shares:
+            heavy = [i for i in share if i < 20]
+            assert share[:len(heavy)] == sorted(heavy), "its heavy tests first, in order"
+            light = share[len(heavy):]
+            assert light == list(range(light[0], light[0] + len(light))) if light else True, "light: contiguous"
+            assert (18 in share) == (19 in share), "a unit stays together"
+        firsts = [share[0] for share in shares]
+        assert firsts == list(range(workers)), "each share starts with a heavy test"
+    assert share_sizes(10, 3) == [3, 3, 4] and share_sizes(2, 3) == [0, 1, 1]
+    assert hasattr(WorkStealingScheduling, "check_schedule")  # the split share_sizes follows
