@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from vendor_profiles import vendor_profile
 
 from conformance.checks.address import bronhouders as B
 from conformance.errors import ConfigError, NotJudged
@@ -93,27 +94,8 @@ def test_without_the_operation_the_profile_key_names_them() -> None:
 
 # --------------------------------------------------------------------------- the profile key
 def _profile(tmp_path: Path, name: str, base_url: str, extra: str = "") -> Path:
-    samples = "\n".join(f'{kind} = "{data.WELL_KNOWN[kind]}"' for kind in B.KINDS)
-    path = tmp_path / f"{name}.toml"
-    path.write_text(f"""[profile]
-name = "vendor-{name}"
-description = "the mock, as if it were a vendor's deployment"
-
-[services.address]
-mock = false
-base_url = "{base_url}"
-{extra}
-
-[services.address.secrets]
-api_key = "{KEY_VAR}"
-
-[services.address.samples]
-{samples}
-
-[safety]
-negative = true
-""")
-    return path
+    return vendor_profile(tmp_path / f"{name}.toml", base_url, {kind: data.WELL_KNOWN[kind] for kind in B.KINDS},
+                          "[safety]\nnegative = true\n", key_var=KEY_VAR, name=name, address=extra)
 
 
 @pytest.mark.parametrize("value", ['"identificatie"', '{ woonplaats = "woonplaatsId", pand = "pandId" }'])

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from vendor_profiles import vendor_profile
 
 from conformance.http.exchange import Exchange, Headers
 from conformance.mocks.address import data
@@ -31,22 +32,9 @@ OBSERVED = {RETRY_AFTER_PRESENT: "observation"}
 
 
 def _run(tmp_path: Path, name: str, base_url: str, key: str, extra: str) -> dict[str, list[dict[str, Any]]]:
-    profile = tmp_path / f"{name}.toml"
-    profile.write_text(f"""[profile]
-name = "vendor-{name}"
-description = "the mock, as if it were a vendor's deployment"
-
-[services.address]
-mock = false
-base_url = "{base_url}"
-{extra}
-
-[services.address.secrets]
-api_key = "{KEY_VAR}"
-
-[services.address.samples]
-nummeraanduiding = "{data.WELL_KNOWN['nummeraanduiding']}"
-""")
+    profile = vendor_profile(tmp_path / f"{name}.toml", base_url,
+                             {"nummeraanduiding": data.WELL_KNOWN["nummeraanduiding"]},
+                             key_var=KEY_VAR, name=name, address=extra)
     report = tmp_path / name
     proc = subprocess.run(
         [sys.executable, "-m", "conformance.cli", "run", "--profile", str(profile), "--suite", "address", "-n", "0",

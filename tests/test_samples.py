@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from vendor_profiles import vendor_profile as shared_vendor_profile
 
 from conformance.http.exchange import Exchange, Headers
 from conformance.mocks.launcher import MockCluster
@@ -32,24 +33,7 @@ def mock() -> Iterator[tuple[str, str]]:
 
 
 def vendor_profile(path: Path, base_url: str, samples: dict[str, str] | None = None, extra: str = "") -> Path:
-    table = "".join(f'{k} = "{v}"\n' for k, v in (samples or {}).items())
-    path.write_text(f"""# a vendor's profile, as a user writes it
-[profile]
-name = "vendor-samples"
-description = "the mock, as if it were a vendor's deployment"
-
-[services.address]
-mock = false
-base_url = "{base_url}"   # the deployment
-timeout_s = 10
-
-[services.address.secrets]
-api_key = "{KEY_VAR}"
-
-[services.address.samples]
-{table}
-{extra}""")
-    return path
+    return shared_vendor_profile(path, base_url, samples, extra, key_var=KEY_VAR)
 
 
 def cli(*args: str, key: str) -> subprocess.CompletedProcess[str]:
