@@ -365,8 +365,8 @@ def pytest_runtest_call(item: pytest.Item):
 
 
 def _not_judged(item: pytest.Item, exc: NotApplicable | NotJudged | Blocked) -> None:
-    """Report it to pytest (so JUnit, Allure) as skipped, its reason prefixed with which. `from
-    None`: rendering the skip's message otherwise walks `exc`'s frames (a tenth of a run)."""
+    """Report the check to pytest (so JUnit and Allure) as skipped, the reason prefixed with
+    which; `from None`, or rendering the message walks `exc`'s frames (a tenth of a run)."""
     if isinstance(exc, Blocked):
         item.stash[_NOT_JUDGED] = ("blocked", exc.cause)
         if isinstance(exc, Stopped):
