@@ -99,14 +99,14 @@ class MockCluster:
             self.samples["address"] = well_known(self._address_data_set())
 
     def _start(self, only: set[str] | None) -> dict[str, str]:
-        wanted = lambda name: only is None or name in only  # noqa: E731
-        if wanted("address"):
+        wanted = set(self.profile.services) if only is None else only
+        if "address" in wanted:
             self._start_address_service()
         soap = self.profile.soap
-        if soap is not None and soap.mock and wanted("soap"):
+        if soap is not None and soap.mock and "soap" in wanted:
             self.urls["soap"] = self.start_soap(soap.soap_action_base)
         auth = self.profile.auth
-        if auth is not None and auth.mock and wanted("auth"):
+        if auth is not None and auth.mock and "auth" in wanted:
             info = self.start_auth()
             self.urls["auth"] = info["auth_url"]
             self.samples["auth"] = info
