@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+import forked_cli
 
 from conformance.paths import CHECKOUT as REPO_ROOT
 
@@ -42,7 +43,7 @@ TIME_TRAVEL_CASES = {
 def run(report_dir: Path, fault: str) -> tuple[int, dict[str, Any]]:
     cmd = [sys.executable, "-m", "conformance.cli", "run", "--suite", "address", "-n", "0", "--no-html",
            "--report-dir", str(report_dir), "--mock-fault", fault, "--", "-q", "-m", "not fuzz"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=REPO_ROOT,
+    proc = forked_cli.run(cmd, capture_output=True, text=True, timeout=900, cwd=REPO_ROOT,
                           env={**os.environ, "PYTHONHASHSEED": "0"})
     summary = report_dir / "summary.json"
     assert summary.is_file(), f"no summary.json; exit {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import forked_cli
 import pytest
 from vendor_profiles import vendor_profile
 
@@ -137,7 +137,7 @@ def _without_bronhouders(tmp_path: Path) -> Path:
 
 def _outcomes(tmp_path: Path, profile: Path, key: str) -> dict[str, str]:
     report = tmp_path / f"report-{profile.stem}"
-    proc = subprocess.run(
+    proc = forked_cli.run(
         [sys.executable, "-m", "conformance.cli", "run", "--profile", str(profile), "--suite", "address", "-n", "0",
          "--no-html", "--check", "address.bronhouders.*", "--report-dir", str(report)],
         capture_output=True, text=True, timeout=300, cwd=REPO_ROOT, env={**os.environ, KEY_VAR: key})

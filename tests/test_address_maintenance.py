@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import forked_cli
 import pytest
 from vendor_profiles import vendor_profile
 
@@ -36,7 +36,7 @@ def _run(tmp_path: Path, name: str, base_url: str, key: str, extra: str) -> dict
                              {"nummeraanduiding": data.WELL_KNOWN["nummeraanduiding"]},
                              key_var=KEY_VAR, name=name, address=extra)
     report = tmp_path / name
-    proc = subprocess.run(
+    proc = forked_cli.run(
         [sys.executable, "-m", "conformance.cli", "run", "--profile", str(profile), "--suite", "address", "-n", "0",
          "--no-html", "--check", "address.maintenance.*", "--report-dir", str(report)],
         capture_output=True, text=True, timeout=300, cwd=REPO_ROOT, env={**os.environ, KEY_VAR: key})
@@ -92,7 +92,7 @@ def _503(retry_after: str | None = "Sun, 28 Nov 2027 16:41:41 GMT", media: str =
 
 def _judge(tmp_path: Path, name: str, exchange: Exchange) -> dict[str, str]:
     report = tmp_path / name
-    subprocess.run([sys.executable, "-m", "conformance.cli", "traffic", str(write_har([exchange], tmp_path / f"{name}.har")),
+    forked_cli.run([sys.executable, "-m", "conformance.cli", "traffic", str(write_har([exchange], tmp_path / f"{name}.har")),
                     "--no-html", "--report-dir", str(report)], capture_output=True, text=True, timeout=300, cwd=REPO_ROOT)
     return {e["check"]: e["outcome"] for e in json.loads((report / "summary.json").read_text())["checks"]}
 

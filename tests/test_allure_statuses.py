@@ -10,10 +10,10 @@ outcome model hands allure-pytest the exception that says the outcome (run_outco
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
+import forked_cli
 import pytest
 from allure_pytest.listener import _exception_brokes_test
 from allure_pytest.utils import get_pytest_report_status
@@ -105,7 +105,7 @@ def test_a_stateful_must_failure_is_failed_in_allure(tmp_path: Path) -> None:
     """The issue's run: the stateful links test finds a MUST failure (the address API serves
     application/json), which schemathesis raises as a FailureGroup."""
     run = tmp_path / "run"
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "run", "--suite", "address", "--check", STATEFUL,
+    proc = forked_cli.run([sys.executable, "-m", "conformance.cli", "run", "--suite", "address", "--check", STATEFUL,
                            "--mock-fault", "address.hal_served_as_json", "--seed", "1", "-n", "0", "--no-html",
                            "--report-dir", str(run), "--", "-q"], capture_output=True, text=True, timeout=300,
                           cwd=CHECKOUT)

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+import forked_cli
 
 from conformance.openapi import operations as ops
 from conformance.openapi.loader import load_description, load_schema
@@ -38,7 +39,7 @@ def run(tmp_path: Path, profile: Path, *faults: str) -> tuple[int, dict[str, Any
            "-n", "0", "--no-html", "--report-dir", str(tmp_path / "run"), "--max-examples", "4", "--seed", "7"]
     for fault in faults:
         cmd += ["--mock-fault", fault]
-    proc = subprocess.run([*cmd, "--", "-q", "-m", "fuzz"], capture_output=True, text=True, timeout=600,
+    proc = forked_cli.run([*cmd, "--", "-q", "-m", "fuzz"], capture_output=True, text=True, timeout=600,
                           cwd=REPO_ROOT, env={**os.environ, "PYTHONHASHSEED": "0"})
     summary_file = tmp_path / "run" / "summary.json"
     assert summary_file.is_file(), proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -66,7 +67,7 @@ def test_seed_operations_are_found_by_path_whatever_their_id() -> None:
 def test_an_unloadable_description_is_exit_2_naming_it(tmp_path: Path) -> None:
     broken = tmp_path / "broken.yaml"
     broken.write_text("openapi: 3.0.3\npaths: [unclosed\n")
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "run", "--suite", "address", "--profile",
+    proc = forked_cli.run([sys.executable, "-m", "conformance.cli", "run", "--suite", "address", "--profile",
                            str(vendor_profile(tmp_path, broken)), "--no-html", "--report-dir", str(tmp_path / "r")],
                           capture_output=True, text=True, timeout=120, cwd=REPO_ROOT)
     assert proc.returncode == 2, proc.stdout + proc.stderr

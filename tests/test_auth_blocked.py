@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+import forked_cli
 
 from conformance.paths import CHECKOUT as REPO_ROOT
 
@@ -33,7 +34,7 @@ def conformance_run(report_dir: Path, *faults: str) -> tuple[int, dict[str, Any]
            "--report-dir", str(report_dir)]
     for name in faults:
         cmd += ["--mock-fault", name]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=REPO_ROOT,
+    proc = forked_cli.run(cmd, capture_output=True, text=True, timeout=600, cwd=REPO_ROOT,
                           env={**os.environ, "PYTHONHASHSEED": "0"})
     summary_path = report_dir / "summary.json"
     assert summary_path.is_file(), f"no summary.json; exit {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"

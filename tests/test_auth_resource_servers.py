@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
+import forked_cli
 import pytest
 
 from conformance.errors import ConfigError
@@ -31,7 +31,7 @@ def profile_without_apis(tmp_path: Path) -> Path:
 def test_checks_that_need_an_absent_api_do_not_apply(tmp_path: Path) -> None:
     cmd = [sys.executable, "-m", "conformance.cli", "run", "--suite", "auth", "--profile",
            str(profile_without_apis(tmp_path)), "-n", "0", "--no-html", "--report-dir", str(tmp_path / "run")]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=REPO_ROOT,
+    proc = forked_cli.run(cmd, capture_output=True, text=True, timeout=600, cwd=REPO_ROOT,
                           env={**os.environ, "PYTHONHASHSEED": "0"})
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     outcomes = {e["check"]: (e["outcome"], e["reason"]) for e in summary["checks"]}

@@ -5,10 +5,10 @@ an unattended run keep the refresh token they start from current when a check re
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
+import forked_cli
 import pytest
 
 from conformance.paths import CHECKOUT as REPO_ROOT
@@ -22,7 +22,7 @@ def test_code_lifetime_observation_measures_the_servers_lifetime(lifetime: int, 
     profile = tmp_path / "mock.toml"
     profile.write_text(text)
     report = tmp_path / "report"
-    proc = subprocess.run(
+    proc = forked_cli.run(
         [sys.executable, "-m", "conformance.cli", "run", "--profile", str(profile), "--suite", "auth", "-n", "0",
          "--no-html", "--report-dir", str(report), "--", "-q", "-k", "lifetime or expired_refused"],
         capture_output=True, text=True, timeout=300, cwd=REPO_ROOT,

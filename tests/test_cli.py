@@ -12,6 +12,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
+import forked_cli
 import pytest
 
 from conformance.paths import CHECKOUT as REPO_ROOT
@@ -20,7 +21,7 @@ CLI = [sys.executable, "-m", "conformance.cli"]
 
 
 def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=timeout,
+    return forked_cli.run([*CLI, *args], capture_output=True, text=True, timeout=timeout,
                           cwd=REPO_ROOT, env={**os.environ, **(env or {})})
 
 
@@ -82,7 +83,7 @@ def test_unreachable_environment_is_exit_3(tmp_path: Path) -> None:
 def test_missing_secret_is_named_even_when_the_server_is_down(tmp_path: Path) -> None:
     profile = vendor_profile(tmp_path, f"http://127.0.0.1:{free_port()}/v2", key_env="VENDOR_UNSET_KEY")
     env = {k: v for k, v in os.environ.items() if k != "VENDOR_UNSET_KEY"}
-    result = subprocess.run([*CLI, "run", "--profile", profile, "--no-html", "--report-dir", str(tmp_path / "r")],
+    result = forked_cli.run([*CLI, "run", "--profile", profile, "--no-html", "--report-dir", str(tmp_path / "r")],
                             capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
     assert result.returncode == 2, result.stdout + result.stderr
     assert "VENDOR_UNSET_KEY" in result.stderr and "services.address.secrets.api_key" in result.stderr
@@ -112,7 +113,7 @@ api_key = "VENDOR_SET_KEY"
     env = {**{k: v for k, v in os.environ.items() if k != "VENDOR_UNSET_CLIENT_SECRET"}, "VENDOR_SET_KEY": "k" * 12}
     for args in (["run", "--profile", str(path), "--no-html", "--report-dir", str(tmp_path / "r")],
                  ["run", "--profile", str(path), "--suite", "address", "--no-html", "--report-dir", str(tmp_path / "r")]):
-        result = subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+        result = forked_cli.run([*CLI, *args], capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
         assert result.returncode == 2, result.stdout + result.stderr
         assert "VENDOR_UNSET_CLIENT_SECRET" in result.stderr and "services.auth.secrets.client_secret" in result.stderr
         assert "authorization server" in result.stderr
@@ -142,7 +143,7 @@ def test_missing_secret_is_exit_2_naming_the_variable(tmp_path: Path) -> None:
     try:
         profile = vendor_profile(tmp_path, f"http://127.0.0.1:{server.server_port}/v2", key_env="VENDOR_UNSET_KEY")
         env = {k: v for k, v in os.environ.items() if k != "VENDOR_UNSET_KEY"}
-        result = subprocess.run([*CLI, "run", "--profile", profile, "--no-html", "--report-dir", str(tmp_path / "r")],
+        result = forked_cli.run([*CLI, "run", "--profile", profile, "--no-html", "--report-dir", str(tmp_path / "r")],
                                 capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
     finally:
         server.shutdown()

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import forked_cli
 import pytest
 
 from conformance.compare.corpus import Corpus, har_requests
@@ -27,7 +27,7 @@ BASE_PATH = "/lvbag/individuelebevragingen/v2"
 
 
 def compare(report_dir: Path, *extra: str, env: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
-    proc = subprocess.run(
+    proc = forked_cli.run(
         [sys.executable, "-m", "conformance.cli", "compare", "--profile", "local-mock", "--reference", "local-mock",
          "--no-html", "--seed", "7", "--report-dir", str(report_dir), *extra],
         capture_output=True, text=True, timeout=300, cwd=CHECKOUT, env={**os.environ, **(env or {})})
@@ -137,12 +137,12 @@ def test_a_hars_get_requests_are_replayed_against_both_sides(tmp_path: Path) -> 
 
 
 def test_a_bad_reference_or_har_is_a_configuration_error(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "compare", "--profile", "local-mock",
+    proc = forked_cli.run([sys.executable, "-m", "conformance.cli", "compare", "--profile", "local-mock",
                            "--reference", "no-such-profile", "--no-html"], capture_output=True, text=True,
                           timeout=120, cwd=CHECKOUT)
     assert proc.returncode == 2 and "no-such-profile" in proc.stdout + proc.stderr
     assert "Traceback" not in proc.stdout + proc.stderr
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "compare", "--profile", "local-mock",
+    proc = forked_cli.run([sys.executable, "-m", "conformance.cli", "compare", "--profile", "local-mock",
                            "--reference", "local-mock", "--requests", str(tmp_path / "missing.har"), "--no-html"],
                           capture_output=True, text=True, timeout=120, cwd=CHECKOUT)
     assert proc.returncode == 2 and "missing.har" in proc.stdout + proc.stderr
@@ -166,7 +166,7 @@ base_url = "http://127.0.0.1:{port}/lvbag/individuelebevragingen/v2"
 [services.address.secrets]
 api_key = "REGISTER_DOWN_KEY"
 """)
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "compare", "--profile", "local-mock",
+    proc = forked_cli.run([sys.executable, "-m", "conformance.cli", "compare", "--profile", "local-mock",
                            "--reference", str(reference), "--no-html", "--report-dir", str(tmp_path / "run")],
                           capture_output=True, text=True, timeout=120, cwd=CHECKOUT,
                           env={**os.environ, "REGISTER_DOWN_KEY": "k"})

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
+
+import forked_cli
 
 from conformance.paths import CHECKOUT as REPO_ROOT
 
@@ -24,7 +25,7 @@ def fuzz_run(report_dir: Path, *faults: str) -> dict[str, Any]:
            "--report-dir", str(report_dir), "--max-examples", "6", "--seed", "11"]
     for fault in faults:
         cmd += ["--mock-fault", fault]
-    proc = subprocess.run([*cmd, "--", "-q", "-m", "fuzz and not stateful"], capture_output=True, text=True,
+    proc = forked_cli.run([*cmd, "--", "-q", "-m", "fuzz and not stateful"], capture_output=True, text=True,
                           timeout=600, cwd=REPO_ROOT, env={**os.environ, "PYTHONHASHSEED": "0"})
     assert (report_dir / "summary.json").is_file(), proc.stdout[-3000:] + proc.stderr[-3000:]
     return json.loads((report_dir / "summary.json").read_text())

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import threading
 from pathlib import Path
 from typing import Any
+
+import forked_cli
 
 from conformance.checks.address.contract_pass import PUBLIC_BEHAVIOUR, SHOULD_RULES, ContractPass, Ledger
 from conformance.paths import CHECKOUT as REPO_ROOT
@@ -28,7 +29,7 @@ def run(report_dir: Path, select: str, *faults: str) -> tuple[dict[str, Any], in
            "--report-dir", str(report_dir), "--max-examples", "6", "--seed", "5"]
     for fault in faults:
         cmd += ["--mock-fault", fault]
-    proc = subprocess.run([*cmd, "--", "-q", "-k", f"({select}) and not MetNumId and not Lvc"], capture_output=True,
+    proc = forked_cli.run([*cmd, "--", "-q", "-k", f"({select}) and not MetNumId and not Lvc"], capture_output=True,
                           text=True, timeout=600, cwd=REPO_ROOT, env={**os.environ, "PYTHONHASHSEED": "0"})
     assert (report_dir / "summary.json").is_file(), proc.stdout[-3000:] + proc.stderr[-3000:]
     sent = len(json.loads((report_dir / "traffic.har").read_text())["log"]["entries"])

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import threading
 import tomllib
 from pathlib import Path
 from typing import Any
 
+import forked_cli
 import pytest
 
 from conformance.checks.registry import check_by_id
@@ -89,7 +89,7 @@ def run(tmp_path: Path, server: CountingServer, budget: int, *extra: str,
     profile.write_text(production_style_profile(server.url, budget) + profile_extra)
     report = tmp_path / f"run-{budget}{'-'.join(extra)}"
     before = server.count
-    proc = subprocess.run(
+    proc = forked_cli.run(
         [sys.executable, "-m", "conformance.cli", "run", "--profile", str(profile), "--suite", "address",
          "-n", "2", "--no-html", "--report-dir", str(report), *extra],
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=600,

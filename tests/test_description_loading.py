@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import threading
 import tracemalloc
@@ -20,6 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import forked_cli
 import pytest
 
 from conformance.errors import ConfigError
@@ -464,7 +464,7 @@ def test_a_run_with_a_description_referring_outside_the_profile_folder_exits_2(f
     text = text.replace("[services.address]\nmock = true\n", '[services.address]\nmock = true\nopenapi = "openapi.yaml"\n')
     toml = profile / "outside-ref.toml"
     toml.write_text(text.replace('name = "local-mock"', 'name = "outside-ref"'))
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "run", "--suite", "address", "--profile", str(toml),
+    proc = forked_cli.run([sys.executable, "-m", "conformance.cli", "run", "--suite", "address", "--profile", str(toml),
                            "-n", "0", "--no-html", "--report-dir", str(profile / "run"), "--", "-q", "-k", "nothing"],
                           capture_output=True, text=True, timeout=300, cwd=REPO_ROOT,
                           env={**os.environ, "PYTHONHASHSEED": "0"})

@@ -7,9 +7,10 @@ never do (the mock fault address.problem_instance_decoded)."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
+
+import forked_cli
 
 from conformance.paths import CHECKOUT
 
@@ -23,7 +24,7 @@ def _run(report: Path, *faults: str) -> tuple[int, dict]:
            "--report-dir", str(report), *SELECTION]
     for fault in faults:
         cmd += ["--mock-fault", fault]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=CHECKOUT)
+    proc = forked_cli.run(cmd, capture_output=True, text=True, timeout=600, cwd=CHECKOUT)
     assert (report / "summary.json").is_file(), proc.stdout[-3000:] + proc.stderr[-3000:]
     return proc.returncode, json.loads((report / "summary.json").read_text())
 
@@ -45,7 +46,7 @@ def test_a_rule_broken_only_in_answers_its_own_check_never_asks_for_fails_in_run
     assert "are not" in reason and "%" in reason  # the offending answers, to requests that held an escape
     # The same traffic judged as a capture: the same verdict on the rule.
     traffic = tmp_path / "traffic"
-    subprocess.run([sys.executable, "-m", "conformance.cli", "traffic", str(tmp_path / "run" / "traffic.har"),
+    forked_cli.run([sys.executable, "-m", "conformance.cli", "traffic", str(tmp_path / "run" / "traffic.har"),
                     "--profile", "local-mock", "--report-dir", str(traffic), "--no-html"],
                    capture_output=True, text=True, timeout=300, cwd=CHECKOUT)
     judged = json.loads((traffic / "summary.json").read_text())

@@ -35,12 +35,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import forked_cli
 import pytest
 
 from conformance.checks.registry import Severity, check_by_id, registered_checks
@@ -70,7 +70,7 @@ def conformance_run(report_dir: Path, suite: str, *faults: str, marker: str | No
     for check in checks or ():
         cmd += ["--check", check]
     cmd += ["--", "-q"] + (["-m", marker] if marker else [])
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=REPO_ROOT,
+    proc = forked_cli.run(cmd, capture_output=True, text=True, timeout=900, cwd=REPO_ROOT,
                           env={**os.environ, "PYTHONHASHSEED": "0"})
     summary_path = report_dir / "summary.json"
     assert summary_path.is_file(), f"no summary.json; exit {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"

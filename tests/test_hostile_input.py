@@ -19,13 +19,13 @@ from __future__ import annotations
 import base64
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+import forked_cli
 import pytest
 
 from conformance.auth.login import (
@@ -161,7 +161,7 @@ def test_pages_within_the_limits_read_as_before() -> None:
 
 # --------------------------------------------------------------------------- HAR files
 def traffic(har: Path, report: Path) -> tuple[int, str, dict[str, Any]]:
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "traffic", str(har), "--no-html",
+    proc = forked_cli.run([sys.executable, "-m", "conformance.cli", "traffic", str(har), "--no-html",
                            "--report-dir", str(report)], capture_output=True, text=True, timeout=300,
                           cwd=REPO_ROOT, env={**os.environ, "PYTHONHASHSEED": "0"})
     summary = report / "summary.json"

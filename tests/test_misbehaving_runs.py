@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+import forked_cli
 import pytest
 from misbehaving_server import MisbehavingServer
 from process_peak import PeakRss
@@ -113,28 +113,21 @@ def run_harness(tmp_path: Path, url: str) -> tuple[int, float, float, str]:
     cmd = [sys.executable, "-m", "conformance.cli", "run", "--profile", str(profile_file),
            "-n", "0", "--no-html", "--report-dir", str(tmp_path / "run"), "--seed", "3", "--", "-q"]
     started = time.monotonic()
-    out = (tmp_path / "out.txt").open("w")
-    proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=REPO_ROOT,
-                            env={**os.environ, "MISBEHAVING_KEY": "k" * 16, "MISBEHAVING_CLIENT_SECRET": "s" * 16,
-                                 "MISBEHAVING_USER": "notaris", "MISBEHAVING_PASSWORD": "p" * 12})
-    peak = PeakRss(proc.pid)  # wait4's ru_maxrss carries the forking worker's size over the exec
-    try:
-        deadline = started + WALL_S
-        while True:
-            peak.sample()
-            pid, status = os.waitpid(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail(f"the run against the server did not end within {WALL_S} s")
-            time.sleep(0.2)  # polling a child process, not synchronising with it
-    finally:
-        out.close()
+    out = tmp_path / "out.txt"
+    proc = forked_cli.Forked(cmd, stdout=out, stderr=out, cwd=REPO_ROOT,
+                             env={**os.environ, "MISBEHAVING_KEY": "k" * 16, "MISBEHAVING_CLIENT_SECRET": "s" * 16,
+                                  "MISBEHAVING_USER": "notaris", "MISBEHAVING_PASSWORD": "p" * 12})
+    peak = PeakRss(proc.pid)
+    deadline = started + WALL_S
+    while (code := proc.poll()) is None:
+        peak.sample()
+        if time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail(f"the run against the server did not end within {WALL_S} s")
+        time.sleep(0.2)  # polling a child process, not synchronising with it
     wall = time.monotonic() - started
-    code = os.waitstatus_to_exitcode(status)
     rss_mb = peak.peak_mb
-    return code, wall, rss_mb, (tmp_path / "out.txt").read_text()
+    return code, wall, rss_mb, out.read_text()
 
 
 @pytest.mark.parametrize("mode", EXPECTED)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
+
+import forked_cli
 
 from conformance.paths import CHECKOUT as REPO_ROOT
 from conformance.profiles import load_profile
@@ -18,7 +19,7 @@ def test_no_key_reaches_any_report_file(tmp_path: Path) -> None:
     env_vars = load_profile("local-mock").address.secret_env.values()
     canaries = {var: CANARY.format(i) for i, var in enumerate(sorted(env_vars))}
     report = tmp_path / "report"
-    proc = subprocess.run(
+    proc = forked_cli.run(
         [sys.executable, "-m", "conformance.cli", "run", "--suite", "address", "-n", "2", "--max-examples", "5",
          "--report-dir", str(report), "--", "-q", "-k", "auth or ratelimit or contract_zoek or headers"],
         capture_output=True, text=True, timeout=600, cwd=REPO_ROOT, env={**os.environ, **canaries},
@@ -64,7 +65,7 @@ def test_no_token_code_or_password_reaches_any_report_file(tmp_path: Path) -> No
     env_vars = [auth.secret_env[n] for n in ("client_secret", "password", "password_without_role")]
     canaries = {var: CANARY.format(f"auth{i}") for i, var in enumerate(env_vars)}
     report = tmp_path / "report"
-    proc = subprocess.run(
+    proc = forked_cli.run(
         [sys.executable, "-m", "conformance.cli", "run", "--suite", "auth", "--suite", "soap", "-n", "2", "--report-dir", str(report)],
         capture_output=True, text=True, timeout=600, cwd=REPO_ROOT, env={**os.environ, **canaries},
     )
@@ -102,7 +103,7 @@ def _scan_for_tokens(report: Path) -> list[Path]:
 def test_a_token_response_served_as_text_leaves_no_token_in_any_file(tmp_path: Path) -> None:
     # The token endpoint labels its JSON text/plain: tokens are masked by what the body is.
     report = tmp_path / "report"
-    proc = subprocess.run(
+    proc = forked_cli.run(
         [sys.executable, "-m", "conformance.cli", "run", "--suite", "auth", "-n", "2", "--report-dir", str(report),
          "--mock-fault", "auth.token_served_as_text"],
         capture_output=True, text=True, timeout=600, cwd=REPO_ROOT,
@@ -143,7 +144,7 @@ def test_traffic_of_a_text_token_response_leaves_no_token_in_any_file(tmp_path: 
     profile.write_text(
         '[profile]\nname = "auth-only"\ndescription = "a capture of token traffic"\n'
         '[services.auth]\nmock = false\nauth_url = "http://127.0.0.1:9"\n', encoding="utf-8")
-    proc = subprocess.run(
+    proc = forked_cli.run(
         [sys.executable, "-m", "conformance.cli", "traffic", str(capture), "--profile", str(profile),
          "--report-dir", str(report)],
         capture_output=True, text=True, timeout=300, cwd=REPO_ROOT,

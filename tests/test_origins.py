@@ -8,12 +8,12 @@ from __future__ import annotations
 import http.server
 import json
 import ssl
-import subprocess
 import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import forked_cli
 import pytest
 
 from conformance.checks.address import general as g
@@ -147,7 +147,7 @@ def test_a_profile_with_plain_http_to_another_host_is_refused_before_any_request
     allowed = load_profile(str(_profile(tmp_path, "allow_plain_http = true\n")))
     assert plain_http_consent(allowed) == [
         "address API at http://192.0.2.10/lvbag/individuelebevragingen/v2 (services.address.allow_plain_http = true)"]
-    proc = subprocess.run(
+    proc = forked_cli.run(
         [sys.executable, "-m", "conformance.cli", "run", "--profile", str(_profile(tmp_path)), "--report-dir",
          str(tmp_path / "report")], capture_output=True, text=True, timeout=120, cwd=CHECKOUT,
         env={"PATH": "/usr/bin:/bin", "PLAIN_TEST_KEY": KEY, "HOME": str(tmp_path)})

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import forked_cli
 import httpx
 import pytest
 
@@ -38,7 +38,7 @@ RECORD = {"address": ["-k", "test_general"],
 def record(tmp: Path, suite: str) -> Path:
     cmd = [sys.executable, "-m", "conformance.cli", "run", "--suite", suite, "-n", "0", "--no-html",
            "--report-dir", str(tmp)]
-    proc = subprocess.run([*cmd, "--", "-q", *RECORD[suite]], capture_output=True, text=True, timeout=600,
+    proc = forked_cli.run([*cmd, "--", "-q", *RECORD[suite]], capture_output=True, text=True, timeout=600,
                           cwd=REPO_ROOT, env={**os.environ, "PYTHONHASHSEED": "0"})
     har = tmp / "traffic.har"
     assert har.is_file(), proc.stdout[-2000:] + proc.stderr[-2000:]
@@ -46,7 +46,7 @@ def record(tmp: Path, suite: str) -> Path:
 
 
 def judge(har: Path, report: Path, *extra: str, env: dict[str, str] | None = None) -> tuple[int, dict[str, Any], str]:
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "traffic", str(har), "--no-html",
+    proc = forked_cli.run([sys.executable, "-m", "conformance.cli", "traffic", str(har), "--no-html",
                            "--report-dir", str(report), *extra], capture_output=True, text=True, timeout=300,
                           cwd=REPO_ROOT, env={**os.environ, **(env or {})})
     summary = report / "summary.json"

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import forked_cli
 import pytest
 
 from conformance.paths import CHECKOUT as REPO_ROOT
@@ -37,7 +38,7 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path,
 
 
 def run(profile: Path, secrets: dict[str, str], report_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLI, "run", "--profile", str(profile), "-n", "0", "--no-html", "--report-dir",
+    return forked_cli.run([*CLI, "run", "--profile", str(profile), "-n", "0", "--no-html", "--report-dir",
                            str(report_dir), *args], capture_output=True, text=True, timeout=300, cwd=REPO_ROOT,
                           env={**os.environ, **secrets})
 
@@ -89,7 +90,7 @@ def test_accepted_credentials_run_as_before(deployment, tmp_path: Path) -> None:
 def test_a_client_key_the_server_does_not_know_is_exit_2_naming_its_key(deployment, tmp_path: Path) -> None:
     profile, secrets = deployment
     other = tmp_path / "other-pki"
-    made = subprocess.run([*CLI, "pki", "init", "--out", str(other)], capture_output=True, text=True, timeout=120,
+    made = forked_cli.run([*CLI, "pki", "init", "--out", str(other)], capture_output=True, text=True, timeout=120,
                           cwd=REPO_ROOT)
     assert made.returncode == 0, made.stderr
     text = re.sub(r'pki_dir = ".*"', f'pki_dir = "{other}"', profile.read_text())

@@ -8,10 +8,10 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-import subprocess
 import sys
 from pathlib import Path
 
+import forked_cli
 import pytest
 
 from conformance.paths import CHECKOUT, SHIPPED_PROFILES
@@ -19,7 +19,7 @@ from conformance.paths import CHECKOUT, SHIPPED_PROFILES
 
 def test_a_runs_files_are_private_to_the_user_whatever_the_umask(tmp_path: Path) -> None:
     report = tmp_path / "report"
-    proc = subprocess.run(
+    proc = forked_cli.run(
         [sys.executable, "-m", "conformance.cli", "run", "--suite", "address", "-n", "2", "--no-html",
          "--check", "address.headers.api_version_present", "--report-dir", str(report)],
         capture_output=True, text=True, timeout=300, cwd=CHECKOUT, preexec_fn=lambda: os.umask(0o022))
@@ -56,7 +56,7 @@ def test_a_local_profile_that_shadows_a_shipped_one_is_named_with_its_path(tmp_p
     local = tmp_path / "profiles"
     local.mkdir()
     shutil.copy(SHIPPED_PROFILES / "production.toml", local / "production.toml")
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "run", "--profile", "production"],
+    proc = forked_cli.run([sys.executable, "-m", "conformance.cli", "run", "--profile", "production"],
                           capture_output=True, text=True, timeout=120, cwd=tmp_path,
                           env={"PATH": os.environ["PATH"], "HOME": str(tmp_path)})
     assert proc.returncode == 2
@@ -64,7 +64,7 @@ def test_a_local_profile_that_shadows_a_shipped_one_is_named_with_its_path(tmp_p
 
 
 def test_every_missing_secret_is_named_at_once_and_no_folder_is_left(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "run", "--profile", "production"],
+    proc = forked_cli.run([sys.executable, "-m", "conformance.cli", "run", "--profile", "production"],
                           capture_output=True, text=True, timeout=120, cwd=tmp_path,
                           env={"PATH": os.environ["PATH"], "HOME": str(tmp_path)})
     assert proc.returncode == 2, proc.stdout + proc.stderr

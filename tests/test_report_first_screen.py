@@ -29,6 +29,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import forked_cli
 import pytest
 from test_report_html import CHROMIUM_FLAGS, metadata_counts, require, require_allure
 
@@ -85,7 +86,7 @@ PROBE = """<script>
 
 
 def _run(report_dir: Path, args: list[str]) -> tuple[int, dict[str, Any]]:
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "run", "-n", "0", "--report-dir", str(report_dir),
+    proc = forked_cli.run([sys.executable, "-m", "conformance.cli", "run", "-n", "0", "--report-dir", str(report_dir),
                            *args, "--", "-q"], capture_output=True, text=True, timeout=300, cwd=CHECKOUT)
     summary = report_dir / "summary.json"
     assert summary.is_file(), proc.stdout[-2000:] + proc.stderr[-2000:]

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import forked_cli
 import pytest
 import schemathesis
 from starlette.testclient import TestClient
@@ -187,7 +188,6 @@ def test_the_check_waits_for_the_other_workers_sessions(tmp_path: Path) -> None:
     """A worker holds its lock for its whole session; the check blocks on it (in the kernel,
     no polling) and goes on once the worker is done, or dead."""
     import fcntl
-    import subprocess
     import sys
 
     holder = subprocess.Popen(
@@ -272,7 +272,7 @@ def _run(report_dir: Path, *faults: str, selection: str = SELECTION) -> tuple[in
     for name in faults:
         cmd += ["--mock-fault", name]
     cmd += ["--", "-q", "-k", selection]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=REPO_ROOT,
+    proc = forked_cli.run(cmd, capture_output=True, text=True, timeout=300, cwd=REPO_ROOT,
                           env={**os.environ, "PYTHONHASHSEED": "0"})
     summary = report_dir / "summary.json"
     assert summary.is_file(), proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -340,7 +340,7 @@ api_key = "RESPONSE_SCHEMA_TEST_KEY"
 [services.address.samples]
 nummeraanduiding = "{data.WELL_KNOWN['nummeraanduiding']}"
 """)
-        proc = subprocess.run(
+        proc = forked_cli.run(
             [sys.executable, "-m", "conformance.cli", "run", "--profile", str(profile_file), "--suite", "address",
              "-n", "2", "--no-html", "--report-dir", str(tmp_path / "run"), "--", "-q", "-k", "response_schema"],
             capture_output=True, text=True, timeout=300, cwd=REPO_ROOT,

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 
+import forked_cli
 import pytest
 from test_origins import Listener
 
@@ -137,7 +137,7 @@ def _production_style_profile(tmp_path: Path) -> Path:
 def test_a_production_style_run_sends_nothing_a_server_would_refuse(tmp_path: Path) -> None:
     profile = _production_style_profile(tmp_path)
     report = tmp_path / "run"
-    run = subprocess.run([sys.executable, "-m", "conformance.cli", "run", "--profile", str(profile), "-n", "2",
+    run = forked_cli.run([sys.executable, "-m", "conformance.cli", "run", "--profile", str(profile), "-n", "2",
                           "--no-html", "--report-dir", str(report)], capture_output=True, text=True, timeout=900,
                          cwd=CHECKOUT)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
@@ -151,7 +151,7 @@ def test_a_production_style_run_sends_nothing_a_server_would_refuse(tmp_path: Pa
                      and e.get("cause") == "forbidden by safety.negative = false" and "forbids checks" not in e["reason"]}
     assert "test_code_matches_status[403-no-rights]" in at_the_client  # declared valid and refused: left out when sent
     # The run's own traffic, judged as a capture: the harness is a conforming client.
-    judged = subprocess.run([sys.executable, "-m", "conformance.cli", "traffic", str(report / "traffic.har"),
+    judged = forked_cli.run([sys.executable, "-m", "conformance.cli", "traffic", str(report / "traffic.har"),
                              "--profile", str(profile), "--report-dir", str(tmp_path / "traffic"), "--no-html"],
                             capture_output=True, text=True, timeout=300, cwd=CHECKOUT)
     outcomes = {e["check"]: e["outcome"] for e in json.loads((tmp_path / "traffic" / "summary.json").read_text())["checks"]}

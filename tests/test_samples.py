@@ -11,6 +11,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import forked_cli
 import pytest
 from vendor_profiles import vendor_profile as shared_vendor_profile
 
@@ -37,7 +38,7 @@ def vendor_profile(path: Path, base_url: str, samples: dict[str, str] | None = N
 
 
 def cli(*args: str, key: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "conformance.cli", *args], capture_output=True, text=True,
+    return forked_cli.run([sys.executable, "-m", "conformance.cli", *args], capture_output=True, text=True,
                           timeout=600, cwd=REPO_ROOT, env={**os.environ, KEY_VAR: key})
 
 
@@ -237,7 +238,7 @@ def test_discover_keeps_the_skeletons_comments_and_other_sections(tmp_path: Path
     original = skeleton("vendor-x").replace("https://<host>/lvbag/individuelebevragingen/v2", url) \
         .replace(paced, "requests_per_second = 0 ")
     path.write_text(original)
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "discover", "--profile", str(path)],
+    proc = forked_cli.run([sys.executable, "-m", "conformance.cli", "discover", "--profile", str(path)],
                           capture_output=True, text=True, timeout=600, cwd=REPO_ROOT,
                           env={**os.environ, "VENDOR_X_API_KEY": key})
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
@@ -254,7 +255,7 @@ def test_discover_keeps_the_skeletons_comments_and_other_sections(tmp_path: Path
     assert "lacks what checks need beyond its contract: no building (maaktDeelUitVan)" in proc.stdout
     assert "sample properties checks still lack" not in proc.stdout  # the samples taken have them
     # A second discovery changes the samples' lines only.
-    again = subprocess.run([sys.executable, "-m", "conformance.cli", "discover", "--profile", str(path)],
+    again = forked_cli.run([sys.executable, "-m", "conformance.cli", "discover", "--profile", str(path)],
                            capture_output=True, text=True, timeout=600, cwd=REPO_ROOT,
                            env={**os.environ, "VENDOR_X_API_KEY": key})
     assert again.returncode == 0, again.stdout[-2000:]

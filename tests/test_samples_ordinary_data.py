@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import forked_cli
 import pytest
 
 from conformance.mocks import faults
@@ -62,7 +63,7 @@ negative = true
 
 
 def cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "conformance.cli", *args], capture_output=True, text=True,
+    return forked_cli.run([sys.executable, "-m", "conformance.cli", *args], capture_output=True, text=True,
                           timeout=900, cwd=REPO_ROOT, env={**os.environ, **env})
 
 

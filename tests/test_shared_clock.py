@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import forked_cli
 import httpx
 import pytest
 
@@ -76,7 +77,7 @@ def run_auth(tmp_path: Path, *fault_names: str, workers: int = 0) -> tuple[int, 
         cmd = [sys.executable, "-m", "conformance.cli", "run", "--suite", "auth", "--profile",
                str(vendor_profile(tmp_path, info)), "-n", str(workers), "--no-html",
                "--report-dir", str(tmp_path / "run"), "--", "-q"]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=REPO_ROOT,
+        proc = forked_cli.run(cmd, capture_output=True, text=True, timeout=600, cwd=REPO_ROOT,
                               env={**os.environ, **cluster.secrets})
         ahead = httpx.get(info["auth_url"] + "/__mock__/clock").json()["now"] - time.time()
     finally:

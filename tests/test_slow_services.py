@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import forked_cli
 import pytest
 from misbehaving_server import MisbehavingServer
 from process_peak import PeakRss
@@ -53,28 +54,20 @@ def run(tmp_path: Path, profile: str, *args: str, wall_s: float, on_start: Any =
         profile = str(tmp_path / "profile.toml")
     cmd = [sys.executable, "-m", "conformance.cli", "run", "--profile", profile, "--no-html",
            "--report-dir", str(tmp_path / "run"), "--seed", "7", *args, "--", "-q"]
-    out = (tmp_path / "out.txt").open("w")
+    out = tmp_path / "out.txt"
     started = time.monotonic()
-    proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=REPO_ROOT,
-                            env={**os.environ, "MISBEHAVING_KEY": "k" * 16})
+    proc = forked_cli.Forked(cmd, stdout=out, stderr=out, cwd=REPO_ROOT, env={**os.environ, "MISBEHAVING_KEY": "k" * 16})
     peak = PeakRss(proc.pid)
-    try:
-        while True:
-            peak.sample()
-            pid, status = os.waitpid(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() - started > wall_s:
-                proc.kill()
-                proc.wait()
-                pytest.fail(f"the run did not end within {wall_s} s:\n{(tmp_path / 'out.txt').read_text()[-2000:]}")
-            if on_start is not None and on_start(proc):
-                on_start = None
-            time.sleep(0.2)  # polling a child process, not synchronising with it
-    finally:
-        out.close()
-    return (os.waitstatus_to_exitcode(status), time.monotonic() - started, peak.peak_mb,
-            (tmp_path / "out.txt").read_text())
+    while (code := proc.poll()) is None:
+        peak.sample()
+        if time.monotonic() - started > wall_s:
+            proc.kill()
+            proc.wait()
+            pytest.fail(f"the run did not end within {wall_s} s:\n{out.read_text()[-2000:]}")
+        if on_start is not None and on_start(proc):
+            on_start = None
+        time.sleep(0.2)  # polling a child process, not synchronising with it
+    return code, time.monotonic() - started, peak.peak_mb, out.read_text()
 
 
 def summary_of(tmp_path: Path, output: str) -> dict[str, Any]:

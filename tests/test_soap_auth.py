@@ -8,11 +8,11 @@ import base64
 import json
 import os
 import re
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import forked_cli
 import httpx
 import pytest
 import soap_check_groups as catalogue
@@ -209,7 +209,7 @@ def _run(tmp_path: Path, tables: str, env: dict[str, str] | None = None) -> tupl
     report = tmp_path / "report"
     cmd = [sys.executable, "-m", "conformance.cli", "run", "--profile", str(profile), "--suite", "soap",
            "-n", "0", "--no-html", "--max-examples", "3", "--report-dir", str(report)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=REPO_ROOT,
+    proc = forked_cli.run(cmd, capture_output=True, text=True, timeout=300, cwd=REPO_ROOT,
                           env={**os.environ, **(env or {})})
     summary = report / "summary.json"
     assert summary.is_file(), proc.stdout[-3000:] + proc.stderr[-3000:]

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import forked_cli
 import pytest
 
 from conformance.mocks import faults
@@ -72,7 +72,7 @@ def run(tmp_path: Path, profile: Path, secrets: dict[str, str]) -> tuple[float, 
     cmd = [sys.executable, "-m", "conformance.cli", "run", "--suite", "auth", "--profile", str(profile), "-n", "0",
            "--no-html", "--report-dir", str(tmp_path / "run"), "--", "-q", "-k", "expired"]
     started = time.monotonic()
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=REPO_ROOT,
+    proc = forked_cli.run(cmd, capture_output=True, text=True, timeout=600, cwd=REPO_ROOT,
                           env={**os.environ, **secrets})
     wall = time.monotonic() - started
     summary_file = tmp_path / "run" / "summary.json"

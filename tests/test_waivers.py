@@ -15,6 +15,7 @@ import sys
 from datetime import date
 from pathlib import Path
 
+import forked_cli
 import pytest
 
 from conformance.paths import CHECKOUT as REPO_ROOT
@@ -27,7 +28,7 @@ CHECK = "soap.fault.http_500"
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=300, cwd=REPO_ROOT, env=dict(os.environ))
+    return forked_cli.run([*CLI, *args], capture_output=True, text=True, timeout=300, cwd=REPO_ROOT, env=dict(os.environ))
 
 
 def run(report_dir: Path, *args: str, fault: bool = True) -> subprocess.CompletedProcess[str]:

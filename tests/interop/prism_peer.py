@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import forked_cli
 from verdicts import (  # noqa: F401  (the table helpers, shared by every peer)
     OUTCOMES,
     TODO,
@@ -136,7 +137,7 @@ def run_suite(profile: Path, report_dir: Path, *pytest_args: str) -> tuple[subpr
     if pytest_args:
         cmd += ["--", *pytest_args]
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")} | SECRETS | {"PYTHONHASHSEED": "0"}
-    run = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+    run = forked_cli.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
     summary_file = report_dir / "summary.json"
     if not summary_file.is_file():
         raise AssertionError(f"no summary.json (exit {run.returncode})\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}")

@@ -27,6 +27,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import forked_cli
 import pytest
 from peers import read_first_line, require_peer
 from verdicts import differences as verdict_differences
@@ -77,7 +78,7 @@ def peer_pki(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     _require_node()  # before the PKI is made: nothing to set up for a skipped peer
     base = tmp_path_factory.mktemp("oidc-pki")
     pki_dir, jwks_dir = base / "pki", base / "jwks"
-    subprocess.run([sys.executable, "-m", "conformance.cli", "pki", "init", "--out", str(pki_dir)],
+    forked_cli.run([sys.executable, "-m", "conformance.cli", "pki", "init", "--out", str(pki_dir)],
                    cwd=ROOT, check=True, capture_output=True, timeout=120)
     jwks_dir.mkdir()
     for name, document in load_test_pki(pki_dir).jwks_documents().items():
@@ -153,7 +154,7 @@ def test_auth_suite_against_oidc_provider_matches_the_table(oidc_peer: tuple[str
     report = tmp_path / "report"
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")} | secret_environment()
     started = time.monotonic()
-    run = subprocess.run(
+    run = forked_cli.run(
         [sys.executable, "-m", "conformance.cli", "run", "--suite", "auth", "--profile", str(profile),
          "-n", "0", "--no-html", "--report-dir", str(report)],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S,

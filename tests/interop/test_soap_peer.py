@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from importlib.metadata import version
 from pathlib import Path
 
+import forked_cli
 import httpx
 import pytest
 from peers import read_first_line, require_peer
@@ -120,7 +121,7 @@ def test_soap_suite_against_spyne_matches_the_table(spyne_peer: str, tmp_path: P
     report = tmp_path / "report"
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     started = time.monotonic()
-    run = subprocess.run(
+    run = forked_cli.run(
         [sys.executable, "-m", "conformance.cli", "run", "--suite", "soap", "--profile", str(profile),
          "-n", "0", "--no-html", "--report-dir", str(report)],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
