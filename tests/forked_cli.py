@@ -175,15 +175,51 @@ def run(args: list[str], *, capture_output: bool = False, text: bool = False, ti
 # --- the zygote: `python tests/forked_cli.py`, started by _Zygote --------------------------
 
 
+# What a run imports once it runs (measured: the modules a full run and a `traffic` import
+# beyond the command's own), the longest to import: the mocks, the description's loading,
+# schemathesis's OpenAPI support and reporting, the SOAP schema's and the web servers'.
+PRELOAD = (
+    "conformance.mocks.launcher", "conformance.mocks.launcher_auth", "conformance.mocks.address.app",
+    "conformance.mocks.auth.app", "conformance.mocks.soap.app", "conformance.serving", "conformance.preflight",
+    "conformance.openapi.loader", "conformance.openapi.references", "conformance.openapi.seed_view",
+    "conformance.passive.judge", "conformance.passive.traffic", "conformance.reporting.allure_extras",
+    "conformance.reporting.matrix", "conformance.reporting.waivers", "conformance.run_control",
+    "conformance.compare.cli", "conformance.http.soap", "conformance.checks.soap.endpoint",
+    "conformance.auth.pki", "conformance.auth.session", "conformance.auth.jwks_publisher",
+    "schemathesis.specs.openapi.schemas", "schemathesis.specs.openapi.stateful", "schemathesis.specs.openapi.coverage",
+    "schemathesis.specs.openapi.negative", "schemathesis.specs.openapi.examples", "schemathesis.transport.requests",
+    "schemathesis.generation.dictionaries", "schemathesis.pytest.xdist", "schemathesis.reporting.allure",
+    "schemathesis.reporting.html.writer", "pyrate_limiter", "yaml", "xmlschema", "elementpath",
+    "zeep.wsdl.bindings", "zeep.wsdl.messages", "uvicorn", "uvicorn.protocols.http.h11_impl", "starlette.applications",
+)
+
+
 def _preload() -> None:
+    import importlib
+    import pkgutil
     from importlib.metadata import entry_points
 
     import conformance.cli  # noqa: F401 - the command, the harness, pytest
     from conformance.checks.registry import load_catalogues
+    from conformance.paths import CHECKOUT
 
     for plugin in entry_points(group="pytest11"):  # what pytest loads in each run
         plugin.load()
     load_catalogues()  # every suite, to know the checks
+    for name in PRELOAD:
+        importlib.import_module(name)
+    if CHECKOUT is not None:  # the suites again, under the names pytest collects them by
+        sys.path.insert(0, str(CHECKOUT))
+        try:
+            suites = importlib.import_module("suites")
+            for info in pkgutil.walk_packages(suites.__path__, "suites."):
+                importlib.import_module(info.name)
+        finally:
+            sys.path.remove(str(CHECKOUT))
+    import gc
+
+    gc.collect()
+    gc.freeze()  # the forks' collections skip what was preloaded: no page copied to mark it
 
 
 def _child(request: dict[str, Any], wake: tuple[int, int]) -> None:

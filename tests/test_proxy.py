@@ -6,10 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import queue
-import signal
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -19,9 +15,9 @@ from pathlib import Path
 import httpx
 import pytest
 from misbehaving_server import MODES, MisbehavingServer
+from proxy_process import ProxyProcess
 
 from conformance.mocks.launcher import MockCluster
-from conformance.paths import CHECKOUT as REPO_ROOT
 from conformance.profiles import load_profile
 
 KEY_VAR = "PROXY_TEST_API_KEY"
@@ -50,45 +46,13 @@ api_key = "{KEY_VAR}"
     return path
 
 
-class Proxy:
-    """The proxy as a user runs it, its output read line by line as it comes."""
+class Proxy(ProxyProcess):
+    """The proxy as a user runs it, with the key of the profile's address API in its environment."""
 
     def __init__(self, profile: Path | str, report: Path, key: str, tmpdir: Path | None = None,
                  env: dict[str, str] | None = None) -> None:
-        env = {**os.environ, KEY_VAR: key, **({"TMPDIR": str(tmpdir)} if tmpdir else {}), **(env or {})}
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "conformance.cli", "proxy", "--profile", str(profile), "--report-dir", str(report),
-             "--no-html"], cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
-        self.lines: queue.Queue[str] = queue.Queue()
-        self.seen: list[str] = []
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(line.rstrip("\n"))
-
-    def wait_for(self, prefix: str, timeout_s: float = 60) -> str:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            try:
-                line = self.lines.get(timeout=max(0.05, deadline - time.monotonic()))
-            except queue.Empty:
-                break
-            self.seen.append(line)
-            if line.startswith(prefix):
-                return line
-        raise AssertionError(f"no line starting {prefix!r}; seen: {self.seen[-20:]}")
-
-    def listener(self, service: str) -> str:
-        return self.wait_for(f"{service}: ").split()[1]
-
-    def stop(self) -> int:
-        self.proc.send_signal(signal.SIGINT)
-        code = self.proc.wait(timeout=300)
-        while not self.lines.empty():
-            self.seen.append(self.lines.get())
-        return code
+        super().__init__(profile, report, {**os.environ, KEY_VAR: key, **({"TMPDIR": str(tmpdir)} if tmpdir else {}),
+                                           **(env or {})})
 
 
 def test_a_client_through_the_proxy_is_judged_live_and_in_the_report(mock, tmp_path: Path) -> None:

@@ -17,14 +17,9 @@ import json
 import os
 import re
 import secrets
-import signal
-import subprocess
-import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from queue import Empty, Queue
 from typing import Any
 from urllib.parse import urljoin
 
@@ -35,11 +30,11 @@ from authlib.common.security import generate_token
 from authlib.integrations.httpx_client import OAuth2Client
 from authlib.oauth2.rfc7523 import PrivateKeyJWT
 from cryptography.hazmat.primitives import serialization
+from proxy_process import ProxyProcess
 from zeep.helpers import serialize_object
 
 from conformance.auth.flows import FILING_SCOPE, INQUIRY_SCOPE
 from conformance.mocks.launcher_auth import PKI_DIR, ensure_pki
-from conformance.paths import CHECKOUT as REPO_ROOT
 from conformance.soap import SHIPPED_WSDL, TYPES_NS
 from conformance.soap.loader import fill_placeholders
 from conformance.soap.samples import sample_request
@@ -69,42 +64,17 @@ VIOLATIONS = {
 }
 
 
-class ProxySession:
+class ProxySession(ProxyProcess):
     """`conformance proxy --profile local-mock` as a user runs it."""
 
     def __init__(self, report: Path) -> None:
         self.report = report
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "conformance.cli", "proxy", "--profile", "local-mock", "--report-dir", str(report),
-             "--no-html"], cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            env={**os.environ, **PLANTED})
-        self.lines: Queue[str] = Queue()
-        self.seen: list[str] = []
-        threading.Thread(target=self._read, daemon=True).start()
-        self.listeners = {name: self._listener(name) for name in ("address", "soap", "auth")}
+        super().__init__("local-mock", report, {**os.environ, **PLANTED})
+        self.listeners = {name: self.listener(name, 120) for name in ("address", "soap", "auth")}
 
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(line.rstrip("\n"))
-
-    def _listener(self, service: str) -> str:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            try:
-                line = self.lines.get(timeout=max(0.05, deadline - time.monotonic()))
-            except Empty:
-                break
-            self.seen.append(line)
-            if line.startswith(f"{service}: "):
-                return line.split()[1]
-        raise AssertionError(f"no listener for {service}; seen: {self.seen[-20:]}")
-
-    def stop(self) -> tuple[int, dict[str, Any]]:
-        self.proc.send_signal(signal.SIGINT)
-        code = self.proc.wait(timeout=300)
-        while not self.lines.empty():
-            self.seen.append(self.lines.get())
+    def summary(self) -> tuple[int, dict[str, Any]]:
+        """Ctrl-C, then the exit code and the summary the proxy wrote."""
+        code = self.stop()
         summary = self.report / "summary.json"
         assert summary.is_file(), "\n".join(self.seen)[-3000:]
         return code, json.loads(summary.read_text())
@@ -246,7 +216,7 @@ def test_a_conforming_session_passes(session: ProxySession, tmp_path: Path) -> N
         assert http.get(f"{auth}/inquiry/registry-inzage/v6",
                         headers={"Authorization": f"Bearer {token['access_token']}"}).status_code == 200
 
-    code, summary = session.stop()
+    code, summary = session.summary()
     got = client_outcomes(summary)
     failing = {check: outcome for check, outcome in got.items() if outcome not in ("passed", "not_applicable")}
     # The inquiry client's JWKS is neither in the session nor named by the profile (keys.jwks_uri).
@@ -295,7 +265,7 @@ def test_each_client_violation_fails_its_check(session: ProxySession, tmp_path: 
             reusing.fetch_token(f"{auth}/auth/oauth/v2/token", grant_type="client_credentials")  # the same jti
         http.get(f"{auth}/inquiry/registry-inzage/v6", params={"access_token": token["access_token"]})
 
-    code, summary = session.stop()
+    code, summary = session.summary()
     got = client_outcomes(summary)
     wrong = {check: got.get(check) for check in VIOLATIONS if got.get(check) != "failed"}
     assert not wrong, (wrong, "\n".join(session.seen)[-3000:])
