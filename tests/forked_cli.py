@@ -127,7 +127,7 @@ class Forked:
         return self.returncode
 
     def send_signal(self, sig: int) -> None:
-        if self.returncode is None:  # reaped by the zygote once reported: never a reused pid
+        if self.returncode is None:  # once its exit is reported, never: the zygote has reaped it
             os.kill(self.pid, sig)
 
     def kill(self) -> None:
