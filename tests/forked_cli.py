@@ -12,8 +12,10 @@ What a fork cannot change is what an interpreter reads as it starts (PYTHONHASHS
 other PYTHON* variables, the locale): one zygote is started per distinct set of them, so a
 test that asks for PYTHONHASHSEED=0 gets it. The forks of one zygote share its hash seed: a
 test whose point is that separate processes agree (test_reproducible_runs.py,
-test_concurrent_verdicts.py, test_parallel_verdicts.py) starts fresh interpreters with
-`subprocess`, as do the tests of the installed command and of the README's commands.
+test_concurrent_verdicts.py, test_parallel_verdicts.py) gives its runs `other_hash_seed()`,
+so that two runs in a row never share one (fresh interpreters' random seeds only almost
+never do). The tests of the installed command and of the README's commands start fresh
+interpreters with `subprocess`.
 
 `run` takes subprocess.run's arguments and starts anything but `python -m conformance.cli`
 with subprocess.run itself; `start` is the Popen of a forked command.
@@ -22,6 +24,7 @@ with subprocess.run itself; `start` is the Popen of a forked command.
 from __future__ import annotations
 
 import atexit
+import itertools
 import json
 import os
 import queue
@@ -85,6 +88,12 @@ class _Zygote:
 
 
 _ZYGOTES: dict[tuple[tuple[str, str], ...], _Zygote] = {}
+_RUNS = itertools.count()
+
+
+def other_hash_seed() -> dict[str, str]:
+    """PYTHONHASHSEED for the next of two runs that must agree: 1 and 2 in turn."""
+    return {"PYTHONHASHSEED": str(next(_RUNS) % 2 + 1)}
 
 
 def _zygote(env: dict[str, str]) -> _Zygote:

@@ -10,11 +10,12 @@ against a slow deployment: conformance/http/concurrency.py auto_workers), faults
 from __future__ import annotations
 
 import json
+import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
+import forked_cli
 import pytest
 
 from conformance.mocks.faults import catalogue, expected_failures
@@ -37,7 +38,8 @@ def run(tmp_path: Path, concurrency: int | None, *extra: str, workers: str = "0"
     cmd = [sys.executable, "-m", "conformance.cli", "run", "--profile", str(profile_with(tmp_path, concurrency)),
            "-n", workers, "--no-html", "--seed", "4242", "--max-examples", str(examples), "--report-dir", str(report),
            *extra]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=REPO_ROOT)
+    proc = forked_cli.run(cmd, capture_output=True, text=True, timeout=600, cwd=REPO_ROOT,
+                          env={**os.environ, **forked_cli.other_hash_seed()})
     assert (report / "summary.json").is_file(), proc.stdout[-2000:] + proc.stderr[-2000:]
     return proc.returncode, json.loads((report / "summary.json").read_text())
 

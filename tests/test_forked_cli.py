@@ -52,3 +52,12 @@ def test_anything_else_is_left_to_subprocess(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=60, cwd=tmp_path,
                           env={**os.environ, "PARENT": str(os.getpid())})
     assert (done.returncode, done.stdout) == (0, "True\n")
+
+
+def test_two_runs_that_must_agree_start_from_interpreters_of_other_hash_seeds() -> None:
+    first, second = forked_cli.other_hash_seed(), forked_cli.other_hash_seed()
+    assert first != second
+    for seed in (first, second):  # the preloaded process each is forked from started with it
+        zygote = forked_cli._zygote({**os.environ, **seed})  # noqa: SLF001 - what the forks inherit
+        started_with = Path(f"/proc/{zygote.proc.pid}/environ").read_bytes().split(b"\0")
+        assert f"PYTHONHASHSEED={seed['PYTHONHASHSEED']}".encode() in started_with

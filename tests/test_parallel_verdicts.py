@@ -4,10 +4,11 @@ the Allure evidence produced by the workers."""
 from __future__ import annotations
 
 import json
-import subprocess
+import os
 import sys
 from pathlib import Path
 
+import forked_cli
 import pytest
 
 from conformance.paths import CHECKOUT as REPO_ROOT
@@ -16,7 +17,8 @@ from conformance.paths import CHECKOUT as REPO_ROOT
 def run(report_dir: Path, workers: str, *extra: str) -> tuple[int, dict]:
     cmd = [sys.executable, "-m", "conformance.cli", "run", "-n", workers, "--no-html", "--seed", "4242",
            "--max-examples", "5", "--report-dir", str(report_dir), *extra]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=REPO_ROOT)
+    proc = forked_cli.run(cmd, capture_output=True, text=True, timeout=600, cwd=REPO_ROOT,
+                          env={**os.environ, **forked_cli.other_hash_seed()})
     return proc.returncode, json.loads((report_dir / "summary.json").read_text())
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
 
+import forked_cli
 import pytest
 
 from conformance.mocks.launcher import MockCluster
@@ -116,9 +117,9 @@ negative = true
 
 
 def conformance(vendor: Vendor, *args: str, findings: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, KEY_VAR: vendor.key, "CONFORMANCE_FINDINGS_DIR": str(findings)}
+    env = {**os.environ, KEY_VAR: vendor.key, "CONFORMANCE_FINDINGS_DIR": str(findings), **forked_cli.other_hash_seed()}
     env.pop("CONFORMANCE_SEED_SOURCE", None)
-    return subprocess.run([sys.executable, "-m", "conformance.cli", *args], capture_output=True, text=True,
+    return forked_cli.run([sys.executable, "-m", "conformance.cli", *args], capture_output=True, text=True,
                           timeout=600, cwd=REPO_ROOT, env=env)
 
 
