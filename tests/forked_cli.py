@@ -225,10 +225,41 @@ def _preload() -> None:
                 importlib.import_module(info.name)
         finally:
             sys.path.remove(str(CHECKOUT))
+    # Hypothesis draws constants from the local modules: found by reading every module not yet
+    # seen when a run first collects (about 0.2 s). Read here once, a fork reads only what it
+    # imports itself; the union is the same.
+    import warnings
+
+    from hypothesis.errors import HypothesisSideeffectWarning
+    from hypothesis.internal.conjecture.providers import _get_local_constants
+
+    with warnings.catch_warnings():  # "slow code in plugin": here, on purpose, once
+        warnings.simplefilter("ignore", HypothesisSideeffectWarning)
+        _get_local_constants()
+    _build_shipped()
     import gc
 
     gc.collect()
     gc.freeze()  # the forks' collections skip what was preloaded: no page copied to mark it
+
+
+def _build_shipped() -> None:
+    """What a run builds from the shipped files and keeps per process while the files are
+    unchanged (the OpenAPI description as the local-mock profile names it, the SOAP types
+    schema): built once here, a fork's run against the local mocks finds it built. Where one
+    fails, each fork builds (and reports) it itself."""
+    import contextlib
+
+    from conformance.openapi.loader import load_description
+    from conformance.paths import SHIPPED_PROFILES
+    from conformance.profiles import load_profile
+    from conformance.soap.loader import load_contract
+    from conformance.soap.strategies import strategies_for
+
+    with contextlib.suppress(Exception):
+        load_description(load_profile(str(SHIPPED_PROFILES / "local-mock.toml")).address)
+    with contextlib.suppress(Exception):
+        strategies_for(load_contract())
 
 
 def _child(request: dict[str, Any], wake: tuple[int, int]) -> None:

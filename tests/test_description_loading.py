@@ -189,6 +189,30 @@ def test_a_relative_ref_inside_the_profile_folder_is_inlined(folders: tuple[Path
     assert list(schema.raw_schema["paths"]) == ["/things/{id}"]
 
 
+def test_a_description_is_read_once_while_its_files_are_unchanged(folders: tuple[Path, Path],
+                                                                   reads: list[Path]) -> None:
+    """A run loads its description several times a process: the files are read once while
+    none of them changed, every caller gets a copy of its own to change, and a change to any
+    of its documents (the main one or one it refers to) is read again."""
+    profile, _ = folders
+    (profile / "components.yaml").write_text(COMPONENTS)
+    (profile / "people.yaml").write_text(PEOPLE)
+    main = profile / "openapi.yaml"
+    main.write_text(description("components.yaml#/Id", "components.yaml#/Thing"))
+    first = load_description(service(main), root=profile)
+    assert len(reads) == 3  # the description and the two documents it refers to
+    first["paths"].clear()
+    again = load_description(service(main), root=profile)
+    assert len(reads) == 3 and list(again["paths"]) == ["/things/{id}"]  # not read again; not the changed copy
+    (profile / "people.yaml").write_text(PEOPLE.replace("name", "full_name"))
+    changed = load_description(service(main), root=profile)
+    assert len(reads) == 6
+    owner = changed["paths"]["/things/{id}"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert list(owner["properties"]["owner"]["properties"]) == ["full_name"]
+    load_description(service(main), root=profile.parent)
+    assert len(reads) == 9  # another folder allowed to refer into: read anew
+
+
 def test_a_json_description_goes_through_the_same_loader(folders: tuple[Path, Path]) -> None:
     profile, _ = folders
     (profile / "components.json").write_text(json.dumps({"Id": {"name": "id", "in": "path", "required": True,

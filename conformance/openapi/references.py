@@ -134,6 +134,11 @@ class Bundler:
         self._stack: dict[tuple[str, str], None] = {}  # (document, pointer) being inlined
         self._inlined = 0
 
+    @property
+    def documents(self) -> tuple[str, ...]:
+        """Where every document read came from (files, or URLs when `remote`)."""
+        return tuple(self._texts)
+
     def load(self) -> dict[str, Any]:
         raw = parse_yaml(self._text(self.main_loc, self.subject), self.subject)
         if not isinstance(raw, dict) or "openapi" not in raw:
