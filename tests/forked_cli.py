@@ -260,6 +260,11 @@ def _build_shipped() -> None:
         load_description(load_profile(str(SHIPPED_PROFILES / "local-mock.toml")).address)
     with contextlib.suppress(Exception):
         strategies_for(load_contract())
+    # schemathesis's invalid enum values, the same in every process (a search hypothesis
+    # gives up on, about 0.7 s): cached on first use, which is every fuzzing run's.
+    from schemathesis.specs.openapi.coverage._schema import _invalid_enum_candidates
+
+    _invalid_enum_candidates()
 
 
 def _child(request: dict[str, Any], wake: tuple[int, int]) -> None:

@@ -202,3 +202,22 @@ def test_only_the_fixture_containers_the_report_shows_are_written(tmp_path: Path
     written = {json.loads(p.read_text())["uuid"] for p in tmp_path.glob("*-container.json")}
     assert written == {"c", "d", "e"}
     assert logger not in plugin_manager.get_plugins()
+
+
+@pytest.mark.parametrize("indent", ["", "1"], ids=["compact", "ALLURE_INDENT_OUTPUT"])
+def test_a_result_is_written_as_allure_writes_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, indent: str) -> None:
+    """The harness writes each result with json.dumps (C-encoded): the same text as allure's
+    own json.dump, non-ASCII, nested steps and all."""
+    from allure_commons.logger import AllureFileLogger
+    from allure_commons.model2 import Attachment, Label, TestResult, TestStepResult
+
+    from conformance.reporting.allure import _write_item
+
+    monkeypatch.setenv("ALLURE_INDENT_OUTPUT", indent)
+    result = TestResult(uuid="u", name="GET /adressen — één", status="failed", labels=[Label(name="epic", value="Adres")],
+                        steps=[TestStepResult(name="stap", status="passed", attachments=[Attachment(name="a", source="s")])])
+    theirs, ours = tmp_path / "allure", tmp_path / "harness"
+    AllureFileLogger(str(theirs))._report_item(result)
+    _write_item(AllureFileLogger(str(ours)), result)
+    (their_file,), (our_file,) = list(theirs.iterdir()), list(ours.iterdir())
+    assert our_file.name.endswith("-result.json") and our_file.read_bytes() == their_file.read_bytes()
