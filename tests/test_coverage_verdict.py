@@ -83,15 +83,16 @@ def production_style_profile(url: str, budget: int) -> str:
 
 
 def run(tmp_path: Path, server: CountingServer, budget: int, *extra: str,
-        profile_extra: str = "") -> tuple[int, str, dict[str, Any], int]:
-    """(exit code, console output, summary.json, requests the server answered)."""
+        profile_extra: str = "", workers: str = "2") -> tuple[int, str, dict[str, Any], int]:
+    """(exit code, console output, summary.json, requests the server answered). Two xdist
+    workers by default: the budget is the run's, shared by its processes."""
     profile = tmp_path / f"production-style-{budget}.toml"
     profile.write_text(production_style_profile(server.url, budget) + profile_extra)
     report = tmp_path / f"run-{budget}{'-'.join(extra)}"
     before = server.count
     proc = forked_cli.run(
         [sys.executable, "-m", "conformance.cli", "run", "--profile", str(profile), "--suite", "address",
-         "-n", "2", "--no-html", "--report-dir", str(report), *extra],
+         "-n", workers, "--no-html", "--report-dir", str(report), *extra],
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=600,
         env={**os.environ, "COVERAGE_API_KEY": KEY})
     summary = json.loads((report / "summary.json").read_text(encoding="utf-8"))
@@ -138,10 +139,12 @@ def test_a_run_out_of_budget_says_what_it_did_not_judge(tmp_path: Path, server: 
 
 @pytest.mark.parametrize("gate", ["option", "profile key"])
 def test_the_strict_gate_makes_a_must_not_judged_exit_4(tmp_path: Path, server: CountingServer, gate: str) -> None:
+    # In one process: what is proven is the gate (the budget shared by workers is the test above's).
     if gate == "option":
-        code, output, summary, sent = run(tmp_path, server, 150, "--require-coverage")
+        code, output, summary, sent = run(tmp_path, server, 150, "--require-coverage", workers="0")
     else:
-        code, output, summary, sent = run(tmp_path, server, 150, profile_extra="\n[run]\nrequire_coverage = true\n")
+        code, output, summary, sent = run(tmp_path, server, 150, workers="0",
+                                          profile_extra="\n[run]\nrequire_coverage = true\n")
     assert sent <= 150
     assert code == summary["exit_code"] == 4, output[-3000:]
     assert summary["verdict_reason"].startswith("could not judge: coverage required, on "), summary["verdict_reason"]
