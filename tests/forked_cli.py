@@ -236,7 +236,7 @@ def _preload() -> None:
     with warnings.catch_warnings():  # "slow code in plugin": here, on purpose, once
         warnings.simplefilter("ignore", HypothesisSideeffectWarning)
         _get_local_constants()
-    _build_shipped()
+        _build_shipped()
     import gc
 
     gc.collect()
