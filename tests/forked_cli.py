@@ -246,10 +246,11 @@ def _preload() -> None:
 def _build_shipped() -> None:
     """What a run builds from the shipped files and keeps per process while the files are
     unchanged (the OpenAPI description as the local-mock profile names it, the SOAP types
-    schema): built once here, a fork's run against the local mocks finds it built. Where one
+    schema), and the auth mock's signing key: built once here, a fork's run against the local mocks finds it built. Where one
     fails, each fork builds (and reports) it itself."""
     import contextlib
 
+    from conformance.mocks.auth.tokens import signing_key
     from conformance.openapi.loader import load_description
     from conformance.paths import SHIPPED_PROFILES
     from conformance.profiles import load_profile
@@ -260,6 +261,7 @@ def _build_shipped() -> None:
         load_description(load_profile(str(SHIPPED_PROFILES / "local-mock.toml")).address)
     with contextlib.suppress(Exception):
         strategies_for(load_contract())
+    signing_key()  # the auth mock's, one per process
     # schemathesis's invalid enum values, the same in every process (a search hypothesis
     # gives up on, about 0.7 s): cached on first use, which is every fuzzing run's.
     from schemathesis.specs.openapi.coverage._schema import _invalid_enum_candidates

@@ -1128,3 +1128,18 @@ def test_fault_table_covers_the_catalogue_and_the_contract():
     source = "".join(p.read_text(encoding="utf-8") for p in
                      (Path(__file__).parents[1] / "conformance" / "mocks" / "auth").glob("*.py") if p.name != "faults.py")
     assert {n for n in names if f'"{n}"' not in source} == set()  # each is asked for where it acts
+
+
+def test_stores_share_the_signing_key_but_never_each_others_tokens() -> None:
+    """The mock's signing key is made once per process (conformance/mocks/auth/tokens.py):
+    a second store signs with it under its own kid, and takes no token the first issued,
+    though its signature and issuer check out."""
+    from conformance.mocks.auth.tokens import TokenStore
+
+    config = AuthMockConfig(clients={}, users={}, customers={}, trust_roots=(), audience=AUD)
+    first, second = TokenStore(config), TokenStore(config)
+    assert first.public_key.public_numbers() == second.public_key.public_numbers() and first.kid != second.kid
+    issued = first.issue(client_id=CC, subject=CC, scope=INQUIRY, refresh=False)
+    claims = second.decode_access(issued.access_token)
+    assert claims is not None and claims["jti"]  # the signature and the issuer are the same...
+    assert second.access_revoked(claims) and not first.access_revoked(first.decode_access(issued.access_token))

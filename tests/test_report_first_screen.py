@@ -112,8 +112,10 @@ def _dump(chromium: str, page: Path, profile_dir: Path, size: str, until: str) -
     return browser.stdout
 
 
-def first_screen(chromium: str, index: Path, profile_dir: Path, size: str, *, guard: bool = True) -> dict[str, Any]:
-    """What the probe saw of the page (`guard` False: with the harness's scroll guard taken out)."""
+def first_screen(chromium: str, index: Path, profile_dir: Path, size: str, *,
+                 guard: bool = True) -> tuple[dict[str, Any], str]:
+    """What the probe saw of the page (`guard` False: with the harness's scroll guard taken
+    out), and the page as rendered: the report's own DOM, once its tree and counters were there."""
     page = index.read_text(encoding="utf-8")
     if not guard:
         assert SCROLL_GUARD in page
@@ -123,7 +125,7 @@ def first_screen(chromium: str, index: Path, profile_dir: Path, size: str, *, gu
     dom = _dump(chromium, probe, profile_dir, size, "data-first-screen=")
     found = re.search(r'data-first-screen="([^"]*)"', dom)
     assert found, "the probe did not measure: did the report render its tree and counters?"
-    return json.loads(html.unescape(found.group(1)))
+    return json.loads(html.unescape(found.group(1))), dom
 
 
 def ring(dom: str) -> tuple[float, dict[str, int]]:
@@ -153,17 +155,18 @@ def test_the_first_screen_shows_the_verdict(name: str, tmp_path: Path) -> None:
     assert index.is_file(), "the run rendered its report"
 
     # Scrolled to the top, the verdict and the status counters on the first screen.
+    rendered = {}
     for size in SIZES:
-        seen = first_screen(chromium, index, tmp_path / "chromium", size)
+        seen, rendered[size] = first_screen(chromium, index, tmp_path / "chromium", size)
         assert seen["scrolled"] == 0, (size, seen)
         assert seen["verdict"] and seen["counters"], seen
         assert all(top >= 0 and bottom <= seen["height"] for top, bottom in seen["verdict"] + seen["counters"]), \
             (size, seen)
     if expected_code == 1:  # Allure alone opens a failing report scrolled down to its first failed test
-        unguarded = first_screen(chromium, index, tmp_path / "chromium", SIZES[0], guard=False)
+        unguarded, _ = first_screen(chromium, index, tmp_path / "chromium", SIZES[0], guard=False)
         assert unguarded["scrolled"] > 0 and min(top for top, _ in unguarded["verdict"]) < 0, unguarded
 
-    dom = _dump(chromium, index, tmp_path / "chromium", SIZES[0], 'data-testid="metadata-item-')
+    dom = rendered[SIZES[0]]  # what the first screen shows, read from the page the probe measured
     assert apis in dom and VERDICTS[expected_code] in dom, f"the first screen does not say {apis + VERDICTS[expected_code]!r}"
     counts = metadata_counts(dom)  # Allure's own counters: test cases
     must_cases = [e for e in summary["checks"] if e["severity"] == "MUST"]

@@ -1,7 +1,10 @@
 """Codes, access tokens and refresh tokens of the mock authorization server.
 
-Access tokens are JWTs signed RS256 with a key made when the store is created (claims
-`iss`, `client_id`, `sub`, `scope`, `exp`, `iat`, `jti`). Every token belongs to a family:
+Access tokens are JWTs signed RS256 (claims `iss`, `client_id`, `sub`, `scope`, `exp`,
+`iat`, `jti`) with the process's signing key: made once (a 2048-bit key takes about 60 ms,
+and a run starts several mocks, the project's tests hundreds), under a `kid` of each
+store's own. Stores sharing the key never take each other's tokens: a token is ours only
+while its `jti` is in this store. Every token belongs to a family:
 the code it came from (every refresh keeps the family), or its client-credentials request.
 Revoking a family (a reused code, RFC 6749 4.1.2) revokes every access and refresh token
 in it. Lifetimes are read from the mock clock. The store knows no faults: the protocol
@@ -21,6 +24,15 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from conformance.mocks.auth.config import AuthMockConfig
 
 _PURGE_EVERY = 256  # inserts between sweeps of long-dead entries
+_KEY: list[rsa.RSAPrivateKey] = []
+_KEY_LOCK = threading.Lock()
+
+
+def signing_key() -> rsa.RSAPrivateKey:
+    with _KEY_LOCK:
+        if not _KEY:
+            _KEY.append(rsa.generate_private_key(public_exponent=65537, key_size=2048))
+        return _KEY[0]
 
 
 @dataclass
@@ -62,7 +74,7 @@ class _Families:
 class TokenStore:
     def __init__(self, config: AuthMockConfig) -> None:
         self.config = config
-        self._key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        self._key = signing_key()
         self.public_key = self._key.public_key()
         self.kid = secrets.token_urlsafe(8)
         host = config.audience.split("/", 1)[0] or "mock"
