@@ -18,7 +18,9 @@ never do). The tests of the installed command and of the README's commands start
 interpreters with `subprocess`.
 
 `run` takes subprocess.run's arguments and starts anything but `python -m conformance.cli`
-with subprocess.run itself; `start` is the Popen of a forked command.
+with subprocess.run itself; `Forked` is the Popen of a forked command. Before the first
+fork the zygote also builds what every run builds the same way and keeps per process
+(`_build_shipped`, hypothesis's local constants).
 """
 
 from __future__ import annotations
