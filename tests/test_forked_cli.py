@@ -58,6 +58,11 @@ def test_two_runs_that_must_agree_start_from_interpreters_of_other_hash_seeds() 
     first, second = forked_cli.other_hash_seed(), forked_cli.other_hash_seed()
     assert first != second
     for seed in (first, second):  # the preloaded process each is forked from started with it
+        # A command forked from it first: its environ in /proc is read once it has started
+        # (read while the interpreter is still being exec'd, it can come back empty).
+        listed = forked_cli.run(forked_cli.CLI + ["profiles"], capture_output=True, text=True, timeout=120,
+                                env={**os.environ, **seed})
+        assert listed.returncode == 0, listed.stderr
         zygote = forked_cli._zygote({**os.environ, **seed})  # noqa: SLF001 - what the forks inherit
         started_with = Path(f"/proc/{zygote.proc.pid}/environ").read_bytes().split(b"\0")
         assert f"PYTHONHASHSEED={seed['PYTHONHASHSEED']}".encode() in started_with
