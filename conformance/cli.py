@@ -35,7 +35,7 @@ from conformance.profiles import Profile, load_profile, local_profiles, shipped_
 from conformance.reporting.cli import add_report_commands
 from conformance.reporting.waive_cli import add_waive_command
 from conformance.requirements.audit import add_requirements_commands
-from conformance.runner import PLUGINS_OFF, run_and_report
+from conformance.runner import run_and_report
 from conformance.samples.cli import add_discover_command
 from conformance.soap.cli import add_soap_commands
 
@@ -216,8 +216,7 @@ def cmd_traffic(args: argparse.Namespace) -> int:
 
     make_report_dir(report_dir)
     (report_dir / "summary.json").unlink(missing_ok=True)
-    pytest_args = [str(SUITES_DIR / "passive"), "--profile", str(profile.path), "--report-dir", str(report_dir),
-                   *PLUGINS_OFF, "-q"]
+    pytest_args = [str(SUITES_DIR / "passive"), "--profile", str(profile.path), "--report-dir", str(report_dir), "-q"]
     for file in args.files:
         pytest_args += ["--traffic", str(Path(file).resolve())]
     return run_and_report(pytest_args, report_dir, html=not args.no_html)
@@ -268,7 +267,7 @@ def cmd_proxy(args: argparse.Namespace) -> int:
     # session that saw nothing is judged too: its services unobserved, exit 4, never a pass.
     try:
         pytest_args = [str(SUITES_DIR / "passive"), "--profile", str(profile.path), "--report-dir",
-                       str(report_dir), *PLUGINS_OFF, "-q", "--traffic", str(capture or redacted)]
+                       str(report_dir), "-q", "--traffic", str(capture or redacted)]
         return run_and_report(pytest_args, report_dir, html=not args.no_html,
                                traffic_shown=redacted if capture is not None else None)
     finally:
@@ -305,7 +304,7 @@ def selected_suites(requested: list[str] | None, profile: Profile) -> list[str]:
 def build_pytest_args(args: argparse.Namespace, *, profile_ref: str, report_dir: Path, suites: list[str]) -> list[str]:
     # suites/passive too: the rules of one exchange judge every exchange of the run, at its end.
     out = [str(SUITES_DIR / s) for s in suites] + [str(SUITES_DIR / "passive")]
-    out += ["--profile", profile_ref, "--report-dir", str(report_dir), *PLUGINS_OFF]
+    out += ["--profile", profile_ref, "--report-dir", str(report_dir)]
     for name in args.mock_fault:
         out += ["--mock-fault", name]
     if args.seed is not None:

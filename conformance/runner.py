@@ -11,16 +11,6 @@ from pathlib import Path
 
 from conformance.errors import ExitCode
 
-# What of pytest a conformance run does without: the cache writes .pytest_cache wherever the
-# run is started; unraisableexception collects garbage five times over at the end of every
-# run (about 0.2 s with schemathesis and hypothesis loaded) to report exceptions in __del__;
-# anyio's (installed with starlette) serves async tests, which the suites have none of (45 ms).
-# Assertion rewriting: a verdict is a check's Finding with its own message, never a bare
-# assert's introspection (the suites' few asserts narrow types after an `expect`), while the
-# rewriting import hook loads every module of the plugins' packages (schemathesis's 250,
-# hypothesis's, the harness's own) through itself: about 0.3 s of a fuzzing run.
-PLUGINS_OFF = ["-p", "no:cacheprovider", "-p", "no:unraisableexception", "-p", "no:anyio", "--assert=plain"]
-
 
 def run_and_report(pytest_args: list[str], report_dir: Path, *, html: bool, traffic_shown: Path | None = None) -> int:
     import pytest

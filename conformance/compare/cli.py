@@ -48,7 +48,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from conformance.paths import SUITES_DIR, reports_dir
     from conformance.profiles import load_profile
     from conformance.run_setup import make_report_dir, resolve_secrets
-    from conformance.runner import PLUGINS_OFF, run_and_report
+    from conformance.runner import run_and_report
 
     vendor, reference = load_profile(args.profile), load_profile(args.reference)
     for role, profile in (("--profile", vendor), ("--reference", reference)):
@@ -66,7 +66,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     make_report_dir(report_dir)
     (report_dir / "summary.json").unlink(missing_ok=True)
     pytest_args = [str(SUITES_DIR / "compare"), "--profile", str(vendor.path), "--reference", str(reference.path),
-                   "--report-dir", str(report_dir), *PLUGINS_OFF, "-q"]
+                   "--report-dir", str(report_dir), "-q"]
     for name in args.mock_fault:
         pytest_args += ["--mock-fault", name]
     for har in args.requests:
