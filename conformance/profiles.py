@@ -22,6 +22,7 @@ from conformance.http.limits import DEFAULT_LIMITS
 from conformance.http.limits import Limits as HttpLimits
 from conformance.http.stops import DEFAULT_BREAKER_FAILURES, DEFAULT_RUN_DEADLINE_S
 from conformance.paths import LOCAL_PROFILES_DIRNAME, OPENAPI_DESCRIPTION, SHIPPED_PROFILES
+from conformance.urls import has_userinfo, without_userinfo
 
 # The resource servers of the authorization seed (part 4) that take its tokens.
 RESOURCE_SERVERS = ("filing", "inquiry")
@@ -617,6 +618,7 @@ def load_profile(name_or_path: str) -> Profile:
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
     refuse_placeholders(raw, path)
+    refuse_unusable_urls(raw, path)
     validate_profile_dict(raw, path)
     return _build(raw, path)
 
@@ -644,13 +646,38 @@ def refuse_placeholders(raw: dict[str, Any], path: Path) -> None:
             for index, value in enumerate(node):
                 walk(value, (*where[:-1], f"{where[-1]}[{index}]") if where else (f"[{index}]",))
         elif isinstance(node, str) and where not in _FREE_TEXT and (match := _PLACEHOLDER.search(node)):
-            found.append(f"key {'.'.join(where)} = {node!r} still holds the profile skeleton's placeholder "
+            found.append(f"key {'.'.join(where)} = {without_userinfo(node)!r} still holds the profile skeleton's placeholder "
                          f"{match.group(0)}")
 
     walk(raw, ())
     if found:
         raise ConfigError(f"{path}: " + "; ".join(found) + "; fill in your deployment's "
                           + ("value" if len(found) == 1 else "values") + " (or leave an optional key out)")
+
+
+_URL_START = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def refuse_unusable_urls(raw: dict[str, Any], path: Path) -> None:
+    """ConfigError (exit 2) naming the key of a URL that holds a user name or password: it would
+    go with every request and into every report. Checked before the schema, whose messages
+    echo a value; every message here echoes the URL without them."""
+
+    def walk(node: Any, where: tuple[str, ...]) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                walk(value, (*where, str(key)))
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                walk(value, (*where[:-1], f"{where[-1]}[{index}]") if where else (f"[{index}]",))
+        elif isinstance(node, str) and where not in _FREE_TEXT and _URL_START.match(node) and has_userinfo(node):
+            section = ".".join(where[:2]) if where[0] == "services" and len(where) > 2 else "services.<name>"
+            raise ConfigError(
+                f"{path}: key {'.'.join(where)} holds a user name or password before its host (user:password@): "
+                f"credentials go in the secrets table ({section}.secrets names the environment variables that "
+                f"hold them), not in the URL; give it as {without_userinfo(node)!r}")
+
+    walk(raw, ())
 
 
 def validate_profile_dict(raw: dict[str, Any], path: Path) -> None:

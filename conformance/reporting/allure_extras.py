@@ -149,7 +149,7 @@ def report_title(report_dir: Path) -> str | None:
     suites = list(dict.fromkeys(e.get("suite") for e in summary.get("checks", []) if e.get("suite")))
     apis = ", ".join(_SUITE_TITLES.get(s, s) for s in suites) or "registry-conformance"
     services = set(judged_services(summary)) if suites else set()
-    hosts = sorted({urlsplit(url).netloc for name, url in (summary.get("targets") or {}).items()
+    hosts = sorted({urlsplit(public_url(url)).netloc for name, url in (summary.get("targets") or {}).items()
                     if url and (name in services or not services)})
     target = f" ({', '.join(hosts)})" if hosts else ""
     verdict = verdict_words(summary).upper()

@@ -40,7 +40,7 @@ from conformance.errors import ConfigError, ExitCode
 from conformance.reporting import coverage
 from conformance.reporting.diff import load_run
 from conformance.reporting.matrix import API_TITLES, VERDICTS, build_matrix, detail, totals
-from conformance.reporting.summary import VERDICT_TEXT
+from conformance.reporting.summary import VERDICT_TEXT, public_url
 from conformance.requirements import checks_index, load_requirements
 
 MARKDOWN_FILE = "environments.md"
@@ -90,7 +90,7 @@ class RunColumn:
     @property
     def targets(self) -> str:
         targets = self.summary.get("targets") or {}
-        return ", ".join(f"{k} {v}" for k, v in targets.items()) if isinstance(targets, dict) else ""
+        return ", ".join(f"{k} {public_url(str(v))}" for k, v in targets.items()) if isinstance(targets, dict) else ""
 
 
 @dataclass

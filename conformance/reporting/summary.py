@@ -34,6 +34,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from conformance.errors import ExitCode
 from conformance.reporting.outcome_model import BAD, BLOCKED_OR_BROKEN, EXECUTED, OUTCOMES, RANK  # noqa: F401
+from conformance.urls import without_userinfo
 
 VERDICT_TEXT = {
     ExitCode.OK: "conforms",
@@ -263,7 +264,8 @@ class Summary:
             "finished": datetime.now(UTC).isoformat(timespec="seconds"),
             "seed": self.seed,
             "faults": self.faults,
-            "targets": self.targets,
+            # What the profile named, without a user name or password (conformance/urls.py).
+            "targets": {name: public_url(url) for name, url in self.targets.items()},
             "verdict": code.name,
             "verdict_text": VERDICT_TEXT[code],
             "verdict_line": "",  # below, from the rest
@@ -272,7 +274,8 @@ class Summary:
             "stopped": self.stopped,
             "mode": "passive" if self.traffic else "compare" if self.reference else "active",
             "traffic": self.traffic,
-            **({"reference": self.reference} if self.reference else {}),
+            **({"reference": {k: public_url(str(v)) if k == "url" else v for k, v in self.reference.items()}}
+               if self.reference else {}),
             "sample_regressions": self.sample_regressions,
             "unobserved": self.unobserved,
             "plain_http": self.plain_http,
@@ -321,9 +324,12 @@ def judged_services(summary: dict[str, Any]) -> list[str]:
 
 def public_url(url: str) -> str:
     """A URL without user info, query or fragment: nothing secret can ride along."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # "Invalid IPv6 URL" (a summary.json of before such a URL was refused)
+        return without_userinfo(url)
     if not parts.scheme or not parts.netloc:
-        return url
+        return without_userinfo(url)
     host = parts.netloc.rsplit("@", 1)[-1]
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
