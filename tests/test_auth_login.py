@@ -742,7 +742,7 @@ def test_manual_driver_countdown_updates_at_most_once_a_second(browser: Browser)
     out = _Terminal()
     with pytest.raises(LoginError):
         ManualDriver(timeout_s=1.2, out=out).authorize(browser, "https://a/authorize",
-                                                      f"http://localhost:{_free_port()}/cb")
+                                                      f"http://127.0.0.1:{_free_port()}/cb")
     updates = out.getvalue().count("\r")
     assert 1 <= updates <= 2, "one line update per second at most (2 for 1.2 s)"
     assert out.getvalue().startswith("\n") and "\r   2 s left " in out.getvalue()
@@ -750,8 +750,11 @@ def test_manual_driver_countdown_updates_at_most_once_a_second(browser: Browser)
 
 def test_manual_driver_needs_a_loopback_http_redirect_uri(browser: Browser) -> None:
     driver = ManualDriver(timeout_s=0.1, out=io.StringIO())
-    for redirect_uri in ("http://client.example.test/cb", "https://127.0.0.1:8765/cb"):
-        with pytest.raises(ConfigError, match="127.0.0.1, localhost or"):
+    # A name is not a loopback address, `localhost` included (issue 50, 7b): the browser's
+    # resolver decides where it goes.
+    for redirect_uri in ("http://client.example.test/cb", "https://127.0.0.1:8765/cb",
+                         "http://localhost:8765/cb", "http://app.localhost:8765/cb"):
+        with pytest.raises(ConfigError, match=r"http on a loopback address, 127.0.0.1 or \[::1\] \(not a name"):
             driver.authorize(browser, "https://a/authorize", redirect_uri)
     assert not driver.ready.is_set()
 

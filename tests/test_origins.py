@@ -16,10 +16,13 @@ from pathlib import Path
 import forked_cli
 import pytest
 
+from conformance.auth import login
+from conformance.auth.login import LoginError
 from conformance.checks.address import general as g
 from conformance.checks.address import hal
 from conformance.errors import ConfigError
 from conformance.findings import Finding
+from conformance.http import origins
 from conformance.http.client import ApiClient, Recorder, probe
 from conformance.http.limits import UntrustedServer, spki_pin
 from conformance.http.origins import Base, OutsideBase
@@ -128,6 +131,33 @@ def test_plain_http_to_another_host_carries_no_credential_unless_allowed() -> No
         client = _client(server.url + "/v2")
         assert client.get("/adressen").status == 200
         client.close()
+
+
+@pytest.mark.parametrize("host, loopback", [
+    ("127.0.0.1", True), ("127.8.9.10", True), ("::1", True), ("[::1]", True),
+    # Names are what a resolver makes of them (/etc/hosts, a search domain, DNS): the network,
+    # maybe (issue 50, 7b). Only a literal loopback address is certainly this machine.
+    ("localhost", False), ("LOCALHOST", False), ("api.localhost", False), ("localhost.", False),
+    ("128.0.0.1", False), ("0.0.0.0", False), ("192.0.2.10", False),
+])
+def test_only_a_literal_loopback_address_is_loopback(host: str, loopback: bool) -> None:
+    assert origins.is_loopback(host) is loopback
+    url = f"http://{host if ':' not in host or host.startswith('[') else f'[{host}]'}:8080/v2"
+    assert origins.exposed_by_plain_http(url) is not loopback
+    if not loopback:  # the login drivers ask the same function before a password goes
+        with pytest.raises(LoginError, match="refusing to send the password over plain http"):
+            login._refuse_plain_http(url + "/login")
+    else:
+        login._refuse_plain_http(url + "/login")
+
+
+def test_a_profile_with_plain_http_to_localhost_needs_the_consent(tmp_path: Path) -> None:
+    from conformance.run_setup import plain_http_consent
+
+    path = _profile(tmp_path)
+    path.write_text(path.read_text().replace("192.0.2.10", "registry.localhost:8080"), encoding="utf-8")
+    with pytest.raises(ConfigError, match="services.address.allow_plain_http = true"):
+        plain_http_consent(load_profile(str(path)))
 
 
 def _profile(tmp_path: Path, extra: str = "") -> Path:

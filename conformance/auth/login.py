@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import codecs
 import http.server
-import ipaddress
 import math
 import re
 import socket
@@ -44,6 +43,7 @@ from urllib.parse import parse_qsl, urljoin, urlsplit, urlunsplit
 from conformance.auth.browser import Browser
 from conformance.errors import ConfigError, HarnessError, UnreachableError
 from conformance.http.exchange import Exchange
+from conformance.http.origins import is_loopback
 from conformance.profiles import read_secret
 
 DEFAULT_APPROVE_PATTERN = r"approve|allow|accept|toestaan|akkoord|grant|yes|ja"
@@ -53,7 +53,6 @@ _DENY_PATTERN = re.compile(r"deny|denied|reject|refuse|cancel|weiger|annuleer|\b
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 _HTML_MEDIA_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 _TEXT_INPUT_TYPES = frozenset({"text", "email"})
-_LOOPBACK_NAMES = frozenset({"localhost"})
 _RESULT_KEYS = ("code", "state", "error", "error_description")
 LOGIN_SETTINGS_KEY = "services.auth.login"
 # A login or consent page is a few kilobytes (the mock's are under 2 KiB; a vendor's with
@@ -706,17 +705,8 @@ def _login_button(form: Form, approve: re.Pattern[str]) -> Control | None:
 def _refuse_plain_http(url: str) -> None:
     """A password goes over TLS, or to a loopback mock; never in clear text across a network."""
     parts = urlsplit(url)
-    if parts.scheme == "http" and not _is_loopback(parts.hostname or ""):
+    if parts.scheme == "http" and not is_loopback(parts.hostname or ""):
         raise LoginError(f"refusing to send the password over plain http to {parts.hostname}")
-
-
-def _is_loopback(host: str) -> bool:
-    if host.lower() in _LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 class ImmediateDriver:
@@ -838,10 +828,11 @@ class _RedirectCatcher:
     def __init__(self, redirect_uri: str, arrived: _Arrival) -> None:
         parts = urlsplit(redirect_uri)
         host = parts.hostname or ""
-        if parts.scheme != "http" or not _is_loopback(host):
+        if parts.scheme != "http" or not is_loopback(host):
             raise ConfigError(
                 f"{LOGIN_SETTINGS_KEY}.driver = 'manual' listens on the redirect_uri, which must be "
-                f"http on 127.0.0.1, localhost or [::1] (services.auth.redirect_uri is {redirect_uri})"
+                f"http on a loopback address, 127.0.0.1 or [::1] (not a name such as localhost, which the "
+                f"browser's resolver may send elsewhere; services.auth.redirect_uri is {redirect_uri})"
             )
         try:
             port = parts.port or 80
@@ -850,9 +841,8 @@ class _RedirectCatcher:
         self._path = parts.path or "/"
         self._origin = f"{parts.scheme}://{parts.netloc}"
         server_class = _IPv6Server if ":" in host else http.server.HTTPServer
-        bind_host = "127.0.0.1" if host.lower() == "localhost" else host
         try:
-            self._server = server_class((bind_host, port), self._handler(arrived))
+            self._server = server_class((host, port), self._handler(arrived))
         except OSError as exc:
             raise LoginError(f"cannot listen on {parts.netloc} for the redirect: {exc.strerror or exc}") from None
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},

@@ -7,8 +7,9 @@ taken from an answer (a HAL link, a Location) that points elsewhere -- another s
 or port, or a path outside the base path -- is not requested at all: the check that would
 follow it is blocked, and the rule about such links judges it (address.hal.links_within_base).
 
-Plain `http://` to a host other than the loopback carries no credential unless the service's
-profile section opts in (`allow_plain_http = true`); the verdict then says so.
+Plain `http://` to a host other than a literal loopback address (127.0.0.0/8, ::1) carries no
+credential unless the service's profile section opts in (`allow_plain_http = true`); the
+verdict then says so.
 """
 
 from __future__ import annotations
@@ -85,11 +86,11 @@ def within(url: str, bases: Iterable[Base]) -> bool:
 
 
 def is_loopback(host: str) -> bool:
-    host = host.strip("[]").lower()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
+    """Whether `host` is a literal loopback address (127.0.0.0/8, ::1): only then is the
+    machine certain. A name, `localhost` and `*.localhost` included, is whatever the resolver
+    makes of it (/etc/hosts, a search domain, a DNS server that answers it), maybe the network."""
     try:
-        return ipaddress.ip_address(host).is_loopback
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
 
@@ -104,9 +105,9 @@ def refuse_plain_http(url: str, key: str) -> None:
     """ConfigError (exit 2) for a credential that would go to `url` in clear text, naming the
     profile key that allows it."""
     raise ConfigError(
-        f"{url} is plain http:// to a host that is not this machine: the profile's secrets would cross the "
-        f"network unencrypted, so none is sent (use https, or set {key}.allow_plain_http = true to accept it; "
-        "the verdict then says so)")
+        f"{url} is plain http:// to a host that is not a loopback address (127.0.0.0/8, [::1]): the profile's "
+        f"secrets would cross the network unencrypted, so none is sent (use https, or set "
+        f"{key}.allow_plain_http = true to accept it; the verdict then says so)")
 
 
 def _port(port: int | None, scheme: str) -> int:
