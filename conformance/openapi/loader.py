@@ -6,7 +6,8 @@ is judged against what the deployment is configured to send.
 
 schemathesis gets the description self-contained: every reference to another document, and
 every `externalValue`, is resolved here, within the profile's folder or on the description
-URL's origin, and through the bounded HTTP layer; YAML aliases are refused
+URL's origin, and through the bounded HTTP layer; YAML aliases are refused, and so is a
+description that would pass a million nodes with its local references inlined
 (conformance/openapi/references.py).
 """
 

@@ -29,7 +29,15 @@ document; `check_self_contained` proves it.
   before anything is built: an alias bomb of a few hundred bytes expands to gigabytes
   wherever the document is copied or walked.
 * Bounds: all documents of one description together at most 5 MiB, at most 50 other
-  documents, references nested at most 32 deep, at most 200,000 nodes inlined.
+  documents, references nested at most 32 deep, at most 200,000 nodes inlined; and the
+  bundled description at most 1,000,000 nodes with every local reference inlined
+  (`expanded_size`, checked as it is loaded, before any request). Whatever inlines local
+  references (a JSON-schema tool, a walk of the description) copies forty schemas that
+  each refer twice to the next 2**40 times: a review saw such a run grow to 6.9 GB in ten
+  minutes, deaf to its deadline and to SIGTERM. The count takes linear time, each node
+  once; a reference back into the path being counted is recursion, which schemathesis
+  handles itself: a leaf here. The shipped description makes 16,475 nodes: a million is
+  sixty times as much, and about 100 MB of Python objects were it ever inlined.
 
 Every refusal is a ConfigError (exit 2) naming the description, the reference and the
 document and place it is in.
@@ -55,6 +63,7 @@ MAX_TOTAL_BYTES = 5 * MiB  # all documents of one description together
 MAX_DOCUMENTS = 50  # documents besides the description
 MAX_DEPTH = 32  # references being inlined inside one another
 MAX_INLINED_NODES = 200_000  # nodes copied from other documents, repeats counted
+MAX_EXPANDED_NODES = 1_000_000  # the bundled description's nodes with every local reference inlined
 
 # (url, max bytes, subject) -> the text; a ConfigError "<subject> cannot be fetched: ..." otherwise.
 Fetch = Callable[[str, int, str], str]
@@ -149,6 +158,7 @@ class Bundler:
         except RecursionError:
             raise ConfigError(f"{self.subject} nests too deeply to be read") from None
         check_self_contained(bundled, self.subject)
+        expanded_size(bundled, self.subject)
         return bundled
 
     # ------------------------------------------------------------------ the walk
@@ -298,6 +308,81 @@ def check_self_contained(node: Any, subject: str, at: tuple[Any, ...] = ()) -> N
             stack.extend((v, (*where, k)) for k, v in item.items())
         elif isinstance(item, list):
             stack.extend((v, (*where, i)) for i, v in enumerate(item))
+
+
+def expanded_size(document: Any, subject: str, bound: int = MAX_EXPANDED_NODES) -> int:
+    """How many nodes `document` would have were every local `#/...` reference inlined; over
+    `bound`, a ConfigError naming the innermost reference (or else the place and its largest
+    part) whose copy went over. Each container is counted once (memoised by identity: the
+    references make a DAG of the one tree), and without recursion (a chain of references may
+    be longer than Python's stack). A reference to a node on the path being counted (a cycle)
+    counts 1; one to nothing (schemathesis reports it) is counted as it stands."""
+    sizes: dict[int, int] = {}  # id(container) -> its size inlined
+    targets: dict[str, tuple[Any, tuple[Any, ...]] | None] = {}  # "#/..." -> (node, where) or None
+    frames: list[list[Any]] = []  # [container, where, children left, total, (largest part, where)]
+    on_path: set[int] = set()
+
+    def enter(node: Any, where: tuple[Any, ...]) -> None:
+        if isinstance(node, list):
+            children = [(v, (*where, i)) for i, v in enumerate(node)]
+            target = None
+        else:
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#") and ref not in targets:
+                targets[ref] = _resolve(document, ref)
+            target = targets.get(ref) if isinstance(ref, str) else None
+            children = [(v, (*where, k)) for k, v in node.items() if target is None or k != "$ref"]
+            if target is not None:
+                children.append(target)
+        # inlined, the target replaces the reference object (its other members are laid over it)
+        frames.append([node, where, iter(children), 1 if target is None else 0, (0, where)])
+        on_path.add(id(node))
+
+    def add(count: int, at: tuple[Any, ...]) -> None:
+        frame = frames[-1]
+        frame[3] += count
+        frame[4] = max(frame[4], (count, at), key=lambda part: part[0])
+        if frame[3] <= bound:
+            return
+        # Named: the innermost reference being inlined (its copy alone is too large), else the place.
+        ref = next((f for f in reversed(frames) if isinstance(f[0], dict) and isinstance(f[0].get("$ref"), str)), None)
+        culprit = f"the reference {ref[0]['$ref']} at #{_pointer_text(ref[1])}" if ref else (
+            f"#{_pointer_text(frame[1])}" if frame[1] else "it")
+        largest = "" if ref else f"; its largest part: #{_pointer_text(frame[4][1])}"
+        raise ConfigError(f"{subject}: {culprit} makes more than {bound:,} nodes once its local references are "
+                          f"inlined (references repeated inside one another?){largest}")
+
+    if not isinstance(document, (dict, list)):
+        return 1
+    enter(document, ())
+    while frames:
+        node, where, children, total, _ = frames[-1]
+        child = next(children, None)
+        if child is None:
+            frames.pop()
+            on_path.discard(id(node))
+            sizes[id(node)] = total
+            if frames:
+                add(total, where)
+        elif not isinstance(child[0], (dict, list)) or id(child[0]) in on_path:
+            add(1, child[1])
+        elif id(child[0]) in sizes:
+            add(sizes[id(child[0])], child[1])
+        else:
+            enter(*child)
+    return sizes[id(document)]
+
+
+def _resolve(document: Any, ref: str) -> tuple[Any, tuple[Any, ...]] | None:
+    node, where = document, _keys(ref[1:])
+    for key in where:
+        if isinstance(node, dict) and key in node:
+            node = node[key]
+        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
+            node = node[int(key)]
+        else:
+            return None
+    return node, where
 
 
 def _keys(fragment: str) -> tuple[str, ...]:
