@@ -22,7 +22,7 @@ from conformance.http.limits import DEFAULT_LIMITS
 from conformance.http.limits import Limits as HttpLimits
 from conformance.http.stops import DEFAULT_BREAKER_FAILURES, DEFAULT_RUN_DEADLINE_S
 from conformance.paths import LOCAL_PROFILES_DIRNAME, OPENAPI_DESCRIPTION, SHIPPED_PROFILES
-from conformance.urls import has_userinfo, without_userinfo
+from conformance.urls import has_userinfo, unparsable, without_userinfo
 
 # The resource servers of the authorization seed (part 4) that take its tokens.
 RESOURCE_SERVERS = ("filing", "inquiry")
@@ -659,9 +659,11 @@ _URL_START = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 
 def refuse_unusable_urls(raw: dict[str, Any], path: Path) -> None:
-    """ConfigError (exit 2) naming the key of a URL that holds a user name or password: it would
-    go with every request and into every report. Checked before the schema, whose messages
-    echo a value; every message here echoes the URL without them."""
+    """ConfigError (exit 2) naming the key of a URL that holds a user name or password (it
+    would go with every request and into every report), or of an http(s) URL urlsplit cannot
+    read (`http://[::1/x`, a port that is no number: a traceback wherever it is used). Checked
+    before the schema, whose messages echo a value; every message here echoes the URL without
+    user info."""
 
     def walk(node: Any, where: tuple[str, ...]) -> None:
         if isinstance(node, dict):
@@ -676,6 +678,9 @@ def refuse_unusable_urls(raw: dict[str, Any], path: Path) -> None:
                 f"{path}: key {'.'.join(where)} holds a user name or password before its host (user:password@): "
                 f"credentials go in the secrets table ({section}.secrets names the environment variables that "
                 f"hold them), not in the URL; give it as {without_userinfo(node)!r}")
+        elif (isinstance(node, str) and where not in _FREE_TEXT and node.lower().startswith(("http://", "https://"))
+              and (why := unparsable(node)) is not None):
+            raise ConfigError(f"{path}: key {'.'.join(where)} = {node!r} is not a URL ({why})")
 
     walk(raw, ())
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from conformance.auth.oin import OIN_PATTERN, OIN_REGISTERED
 from conformance.errors import ConfigError, ExitCode
+from conformance.urls import refuse_unusable
 
 if TYPE_CHECKING:
     from conformance.auth.pki import TestPki
@@ -90,6 +91,7 @@ def cmd_pki_init(args: argparse.Namespace, out: TextIO | None = None) -> int:
     crl_base = getattr(args, "crl_base", DEFAULT_CRL_BASE)
     if not crl_base.startswith(("http://", "https://")):
         raise ConfigError(f"--crl-base must be an http(s) URL, not {crl_base!r}")
+    refuse_unusable(crl_base, "--crl-base")  # the certificates' CRL distribution points hold it
     directory: Path = args.out
     if directory.exists() and not directory.is_dir():
         raise ConfigError(f"--out {directory} exists and is not a directory")

@@ -8,7 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
 
 from conformance.auth.flows import AuthTargets, Clock
 from conformance.auth.rfc7523 import default_audience
@@ -62,11 +64,18 @@ def _pki_material(directory: Path) -> dict[str, tuple[Any, str]]:
 
 
 def _configured_key(service: AuthService, values: dict[str, str]) -> tuple[Any, str] | None:
-    """The client's own key: a PEM file or an environment variable, with its registered kid."""
+    """The client's own key: a PEM file or an environment variable, with its registered kid.
+    Anything but an unencrypted RSA key is exit 2 naming where it came from: the seed's
+    assertion is RS256, and signing with another key ended in a traceback (issue 50, 7c)."""
     pem: bytes | None = None
     if service.private_key_file:
-        pem = Path(service.private_key_file).read_bytes()
+        where = f"services.auth.keys.private_key_file ({service.private_key_file})"
+        try:
+            pem = Path(service.private_key_file).read_bytes()
+        except OSError as exc:
+            raise ConfigError(f"{where}: cannot read: {exc.strerror or exc}") from None
     elif values.get("private_key"):
+        where = f"services.auth.secrets.private_key (the variable {service.secret_env.get('private_key')})"
         pem = values["private_key"].encode()
     if pem is None:
         return None
@@ -74,12 +83,22 @@ def _configured_key(service: AuthService, values: dict[str, str]) -> tuple[Any, 
         raise ConfigError("services.auth.keys.kid is required with a private key (the kid registered in the JWKS)")
     try:
         key = serialization.load_pem_private_key(pem, password=None)
-    except ValueError:
-        raise ConfigError(
-            "the client-credentials private key is not an unencrypted PEM key "
-            f"(services.auth.keys.private_key_file or the variable {service.secret_env.get('private_key')})"
-        ) from None
+    except TypeError:  # "Password was not given but private key is encrypted"
+        raise ConfigError(f"the client-credentials private key, {where}, is encrypted; give an unencrypted PEM") from None
+    except (ValueError, UnsupportedAlgorithm):
+        raise ConfigError(f"the client-credentials private key, {where}, is not a PEM private key") from None
+    if not isinstance(key, rsa.RSAPrivateKey):
+        raise ConfigError(f"the client-credentials private key, {where}, is not an RSA key ({_kind(key)}; the "
+                          "seed's assertion is RS256)")
     return key, service.kid
+
+
+def _kind(key: object) -> str:
+    for kind, name in ((ec.EllipticCurvePrivateKey, "an EC key"), (ed25519.Ed25519PrivateKey, "an Ed25519 key"),
+                       (ed448.Ed448PrivateKey, "an Ed448 key")):
+        if isinstance(key, kind):
+            return name
+    return f"a {type(key).__name__.lstrip('_')}"
 
 
 def _drivers(service: AuthService, values: dict[str, str]) -> dict[str, Any]:

@@ -3,8 +3,9 @@ mitmproxy, Playwright and Charles export, read into Exchanges, and written from 
 
 A HAR file is untrusted input: it is read within a size cap (refused before it is read),
 an entry cap and a time budget, parsed as plain JSON (no NaN/Infinity constants), and
-every entry is checked for the members it needs; a file that is not a HAR, nests too
-deep, is too large or too slow to read, or an entry that is broken, is a ConfigError
+every entry is checked for the members it needs and what they hold (a status 100..599
+or 0, a finite time, a URL that parses); a file that is not a HAR, nests too deep, is
+too large or too slow to read, or an entry that is broken, is a ConfigError
 naming the file (and the entry), never a traceback. Bodies stay bytes as the capture
 holds them (`content.encoding: base64` is undone); a body over the cap is cut and marked
 `truncated`.
@@ -15,12 +16,14 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 import sys
 import time
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from conformance.errors import ConfigError
 from conformance.http.exchange import MAX_BODY, Exchange, Headers
@@ -122,6 +125,38 @@ def _headers(items: Any) -> Headers:
     return Headers([(_string(h["name"]), _string(h["value"])) for h in items or []])
 
 
+# An answer's status: 0 is "no answer" (a browser's aborted request; the harness's own record
+# of a request it cut short, conformance/http/client.py), else what HTTP defines. Python's
+# json reads 1e400 as inf, which int() refuses with an OverflowError: checked here, named.
+def _status(value: Any) -> int:
+    if isinstance(value, int) and not isinstance(value, bool) and (value == 0 or 100 <= value <= 599):
+        return value
+    raise ValueError(f"response.status {_shown(value)} is not an HTTP status (an integer 100..599, or 0: no answer)")
+
+
+def _milliseconds(value: Any) -> float:
+    if value is None:
+        return 0.0
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
+        return float(value)
+    raise ValueError(f"time {_shown(value)} is not a number of milliseconds (finite, 0 or more)")
+
+
+def _url(value: Any) -> str:
+    """request.url as a URL every later step can parse (not echoed: its query may hold a key)."""
+    url = _string(value)
+    try:
+        urlsplit(url).port  # noqa: B018 (parsing it is the check)
+    except ValueError as exc:  # "Invalid IPv6 URL", a port that is no number or out of range
+        raise ValueError(f"request.url is not a URL ({exc})") from None
+    return url
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _bytes(text: Any, encoding: Any) -> tuple[bytes, bool]:
     if not isinstance(text, str):
         return b"", False
@@ -137,14 +172,14 @@ def _exchange(entry: dict[str, Any]) -> Exchange:
     body, truncated = _bytes(content.get("text"), content.get("encoding"))
     return Exchange(
         method=_string(request["method"]).upper(),
-        url=_string(request["url"]),
+        url=_url(request["url"]),
         request_headers=_headers(request.get("headers")),
         request_body=request_body,
-        status=int(response["status"]),
+        status=_status(response["status"]),
         response_headers=_headers(response.get("headers")),
         body=body,
         truncated=truncated,
-        elapsed_ms=float(entry.get("time") or 0.0),
+        elapsed_ms=_milliseconds(entry.get("time")),
         notes={"startedDateTime": _string(entry.get("startedDateTime", "")),
                **{key: _string(entry[f"_{key}"]) for key in (NOTE, WHY) if isinstance(entry.get(f"_{key}"), str)}},
     )

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from conformance.errors import ConfigError, ExitCode
 from conformance.soap import DEFAULT_SOAP_ACTION_BASE
+from conformance.urls import refuse_unusable
 
 if TYPE_CHECKING:
     from conformance.soap.validate import MessageReport
@@ -61,6 +62,7 @@ def cmd_soap_wsdl(args: argparse.Namespace) -> int:
 
     if not args.url.startswith(("http://", "https://")):
         raise ConfigError(f"--url {args.url}: an http(s) address of the service")
+    refuse_unusable(args.url, "--url")  # the WSDL holds it: for every client it is handed to
     try:
         args.out.mkdir(parents=True, exist_ok=True)
         for source in sorted(SHIPPED_WSDL.parent.glob("*.xsd")):
