@@ -4,30 +4,41 @@ Everything that reaches a check, Allure, JUnit, a log or the console passes thro
 `Redactor.exchange()` first; failure texts, tracebacks and captured output pass through
 `Redactor.text()` (conformance/pytest_plugin.py). Masking works on three levels:
   * header names that always carry secrets (X-Api-Key, Authorization, cookies);
-  * query, form and JSON member names that carry secrets (tokens, codes, assertions),
-    in any body that parses as JSON or as form data, whatever media type it is labelled
-    with: a token endpoint that serves its JSON as text/plain still carries tokens;
-  * the literal values of every secret the run knows (API keys read from the
-    environment, generated mock keys, every token, code and assertion learned from an
-    exchange), wherever they appear, URL-encoded or not.
+  * query, fragment, form, JSON member and XML element names that carry secrets (tokens,
+    codes, assertions, passwords), in any body, whatever media type it is labelled with
+    and however it is encoded (a BOM, UTF-16, a charset parameter; JSON inside an HTML
+    page): a token endpoint that serves its JSON as text/plain still carries tokens, and a
+    redirect's fragment (`#access_token=...`) is masked like its query;
+  * the values of every secret the run knows (configured ones read from the environment,
+    of any length; those learned from an exchange: tokens, codes, assertions, Basic
+    credentials), wherever they appear and in whatever form a server wrote them: as
+    sent, percent-encoded, JSON-escaped (`\\/`, `\\u0026`), as HTML character references
+    (conformance/http/secret_forms.py), in the body's own encoding.
+
+`learn()` before `exchange()`: a capture (`conformance traffic`, the proxy) is learned
+whole before anything from it is written, so a secret echoed before the request that
+carries it is masked too.
 """
 
 from __future__ import annotations
 
-import json
+import base64
+import binascii
+import codecs
+import html
 import re
 from collections.abc import Iterable
-from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote_plus, urlencode, urlsplit, urlunsplit
 
-from conformance.http.exchange import Exchange, Headers, parse_json
-
-MASK = "[redacted]"
+from conformance.http.exchange import Exchange, Headers
+from conformance.http.secret_forms import MASK, SecretValues, json_unescape
 
 SECRET_HEADERS = frozenset(
     {"x-api-key", "authorization", "proxy-authorization", "cookie", "set-cookie"}
 )
-# Query and form parameter names. "code" is the OAuth authorization code here: the
-# address API has no query parameter of that name.
+# Query, fragment and form parameter names. "code" is the OAuth authorization code here:
+# the address API has no query parameter of that name. "key" is how some gateways take an
+# API key in the query.
 SECRET_PARAMS = frozenset(
     {
         "client_secret",
@@ -41,62 +52,59 @@ SECRET_PARAMS = frozenset(
         "password",
         "api_key",
         "apikey",
+        "api-key",
+        "x-api-key",
+        "key",
         "private_key",
     }
 )
 _PEM_PRIVATE_KEY = re.compile(
     r"-----BEGIN (?:[A-Z ]+ )?PRIVATE KEY-----.*?-----END (?:[A-Z ]+ )?PRIVATE KEY-----", re.DOTALL
 )
+_PEM_MARK = "PRIVATE KEY-----"  # in every match of _PEM_PRIVATE_KEY
 # Not "code": a SOAP fault's or a schema's <code> is no authorization code.
-_XML_SECRET_NAMES = "|".join(sorted((SECRET_PARAMS - {"code"}) | {"secret", "token"}))
+_XML_SECRET_NAMES = "|".join(sorted((SECRET_PARAMS - {"code", "key"}) | {"secret", "token"}))
 _XML_SECRET_ELEMENT = re.compile(
     rf"(<(?:[\w.-]+:)?(?:{_XML_SECRET_NAMES})(?:\s[^>]*)?>)([^<]*)(</(?:[\w.-]+:)?(?:{_XML_SECRET_NAMES})\s*>)",
     re.IGNORECASE,
 )
-# Headers whose value is a URL: their query is masked like a request URL's (a redirect
-# to the client carries the authorization code).
+# Headers whose value is a URL: their query and fragment are masked like a request URL's
+# (a redirect to the client carries the authorization code, or a token in its fragment).
 URL_HEADERS = frozenset({"location", "content-location", "refresh"})
-# JSON member names. Not "code": problem+json uses it for the error code.
-SECRET_JSON_KEYS = SECRET_PARAMS - {"code"}
-_PEM_MARK = "PRIVATE KEY-----"  # in every match of _PEM_PRIVATE_KEY
-_PEM_PRIVATE_KEY_BYTES = re.compile(_PEM_PRIVATE_KEY.pattern.encode(), re.DOTALL)
+# JSON member names. Not "code": problem+json uses it for the error code; not "key".
+SECRET_JSON_KEYS = SECRET_PARAMS - {"code", "key"}
 # A JSON member named like a secret, with its string value (escapes included).
 _JSON_SECRET = re.compile(
-    r'("(?:' + "|".join(sorted(SECRET_JSON_KEYS)) + r')"\s*:\s*)"(?:[^"\\]|\\.)*"', re.IGNORECASE
+    r'("(?:' + "|".join(sorted(SECRET_JSON_KEYS)) + r')"\s*:\s*)"((?:[^"\\]|\\.)*)"', re.IGNORECASE
 )
-_FORM_SECRET = re.compile(r"(?:^|(?<=&))(" + "|".join(sorted(SECRET_PARAMS)) + r")=[^&]*", re.IGNORECASE)
-# A body that is form data as a whole (`a=1&b=2`, no white space): only such a body is masked
-# by parameter name, so a `&code=` inside a JSON string or an HTML link keeps its bytes.
-_FORM_BODY = re.compile(r"[^=&\s]+=[^&\s]*(?:&[^=&\s]+=[^&\s]*)*\s*")
+_NAMES = "|".join(re.escape(n) for n in sorted(SECRET_PARAMS))
+# A parameter named like a secret where a URL or form data carries one: at the start, or after
+# ?, #, & or ; (a link in an HTML page, a redirect written into a body, a form body).
+_PARAM_SECRET = re.compile(r"(?:^|(?<=[?#&;]))(" + _NAMES + r")=([^&#\s\"'<>;]*)", re.IGNORECASE)
+_BASIC = re.compile(r"\bBasic\s+([A-Za-z0-9+/=_-]{4,})", re.IGNORECASE)
 # Bodies larger than this are not parsed to learn secrets from (a token response is small);
 # they are still masked by member name and by every value already learned.
 _LEARN_MAX = 1024 * 1024
+# A learned value shorter than this would mask innocent text ("test", "null"); a configured
+# one (the profile's own secrets) is masked at any length.
+LEARNED_MIN = 6
 
 
 class Redactor:
     def __init__(self, secrets: Iterable[str] = (), *, extra_headers: Iterable[str] = ()) -> None:
-        self._secrets: set[str] = set()
-        self._sorted_forms: tuple[str, ...] = ()
-        self._new_forms: set[str] = set()
+        self._values = SecretValues()
         self._headers = SECRET_HEADERS | {h.lower() for h in extra_headers}
         for value in secrets:
             self.add_secret(value)
 
     def add_secret(self, value: str | None) -> None:
-        # Very short values would mask innocent text; real secrets are long.
-        if value and len(value) >= 6 and value not in self._secrets:
-            self._secrets.add(value)
-            self._new_forms.update((value, quote(value, safe=""), quote_plus(value)))
+        """A secret the run was given (a key, a client secret, a password): masked at any length."""
+        if value:
+            self._values.add(value, configured=True)
 
-    @property
-    def _forms(self) -> tuple[str, ...]:
-        """Every secret as written, percent-encoded and form-encoded, longest first (so a
-        secret inside another never leaves part of the longer one); sorted once per batch of
-        new secrets, not on every one (a capture with thousands of tokens)."""
-        if self._new_forms:
-            self._sorted_forms = tuple(sorted({*self._sorted_forms, *self._new_forms}, key=len, reverse=True))
-            self._new_forms = set()
-        return self._sorted_forms
+    def _learned(self, value: str | None) -> None:
+        if value and len(value) >= LEARNED_MIN and value != MASK:
+            self._values.add(value, configured=False)
 
     def add_header(self, name: str) -> None:
         self._headers = self._headers | {name.lower()}
@@ -107,20 +115,19 @@ class Redactor:
 
     # --- primitives ------------------------------------------------------------------
     def text(self, value: str) -> str:
-        for form in self._forms:
-            if form in value:
-                value = value.replace(form, MASK)
+        value = self._values.mask(value)
         # Key material the run never saw (a server echoing a PEM block) is masked by shape;
         # the pattern needs this literal, so text without it is left unscanned.
         return _PEM_PRIVATE_KEY.sub(MASK, value) if _PEM_MARK in value else value
 
     def url(self, url: str) -> str:
-        parts = urlsplit(url)
-        if parts.query:
-            pairs = parse_qsl(parts.query, keep_blank_values=True)
-            if any(k.lower() in SECRET_PARAMS for k, _ in pairs):
-                masked = [(k, MASK if k.lower() in SECRET_PARAMS else v) for k, v in pairs]
-                parts = parts._replace(query=urlencode(masked, safe="[],:"))
+        try:
+            parts = urlsplit(url)
+        except ValueError:  # not a URL a parser takes (`http://[::1/x`): masked as text
+            return self.text(_PARAM_SECRET.sub(_mask_param, url))
+        query, fragment = _masked_params(parts.query), _masked_params(parts.fragment)
+        if (query, fragment) != (parts.query, parts.fragment):
+            parts = parts._replace(query=query, fragment=fragment)
         return self.text(urlunsplit(parts))
 
     def headers(self, headers: Headers) -> Headers:
@@ -138,61 +145,106 @@ class Redactor:
             ]
         )
 
+    # --- learning ------------------------------------------------------------------------
     def learn(self, ex: Exchange) -> None:
         """Remember the secret values a raw exchange carries (tokens and codes the server
-        issued, parameters the harness sent), so they are masked wherever they reappear:
+        issued, credentials the client sent), so they are masked wherever they reappear:
         in an error message that echoes them, a later URL, a free-text body. Bodies are
-        read by what they are (JSON, form data), not by their Content-Type."""
-        urls = [ex.url] + [v for k, v in ex.response_headers.items() if k.lower() in URL_HEADERS]
-        for url in urls:
-            for key, value in parse_qsl(urlsplit(url).query, keep_blank_values=True):
-                if key.lower() in SECRET_PARAMS:
-                    self.add_secret(value)
+        read by what they are (JSON, form data, XML, a page holding either), in their own
+        encoding, not by their Content-Type."""
+        for url in [ex.url] + [v for k, v in ex.response_headers.items() if k.lower() in URL_HEADERS]:
+            self._learn_text(url)
         for key, value in ex.request_headers.items():
-            if key.lower() == "authorization":
-                self.add_secret(value.partition(" ")[2].strip())
-        for body in (ex.request_body, ex.body):
-            self._learn_body(body)
+            if key.lower() in self._headers:
+                self._learn_credential(value)
+        self._learn_body(ex.request_body, ex.request_headers.get("content-type"))
+        self._learn_body(ex.body, ex.response_headers.get("content-type"))
 
-    def _learn_body(self, body: bytes) -> None:
+    def _learn_credential(self, value: str) -> None:
+        scheme, _, credential = value.strip().partition(" ")
+        if not credential:  # a bare value: an API key header
+            self._learned(scheme)
+            return
+        credential = credential.strip()
+        self._learned(credential)
+        if scheme.lower() == "basic":
+            self._learn_basic(credential)
+
+    def _learn_basic(self, credential: str) -> None:
+        """RFC 7617: base64 of user-id ":" password; the password is the secret (and with the
+        id, what a server echoing the decoded header would show)."""
+        try:
+            decoded = base64.b64decode(credential + "=" * (-len(credential) % 4), validate=False).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError, ValueError):
+            return
+        user, colon, password = decoded.partition(":")
+        if colon and decoded.isprintable():
+            self._learned(credential)
+            self._learned(decoded)
+            self._learned(password)
+            # An OAuth client's Basic credentials are form-encoded first (RFC 6749 2.3.1).
+            self._learned(unquote_plus(password))
+
+    def _learn_body(self, body: bytes, content_type: str | None) -> None:
         if not body or len(body) > _LEARN_MAX:
             return
-        text = body.decode("utf-8", "replace")
-        if _looks_like_json(text):
-            value = parse_json(body)
-            if value is not None:
-                _learn_json(value, self)
-        elif _FORM_BODY.fullmatch(text):
-            for key, value in parse_qsl(text.strip(), keep_blank_values=True):
-                if key.lower() in SECRET_PARAMS:
-                    self.add_secret(value)
+        decoded = decode_body(body, content_type)
+        text = decoded[0] if decoded is not None else body.decode("latin-1")
+        self._learn_text(text)
 
+    def _learn_text(self, text: str) -> None:
+        """Secret-named JSON members, parameters and XML elements anywhere in the text, and in
+        its decoded forms (JSON quoted inside a JSON string, HTML-escaped in a page)."""
+        seen = {text}
+        variants = [text]
+        for decode, mark in ((json_unescape, "\\"), (html.unescape, "&"), (_unquote, "%")):
+            for variant in list(variants):
+                if mark in variant:
+                    other = decode(variant)
+                    if other not in seen:
+                        seen.add(other)
+                        variants.append(other)
+        for variant in variants:
+            for m in _JSON_SECRET.finditer(variant):
+                self._learned(json_unescape(m.group(2)))
+            for m in _PARAM_SECRET.finditer(variant):
+                self._learned(_unquote(m.group(2)))
+            if "<" in variant:
+                for m in _XML_SECRET_ELEMENT.finditer(variant):
+                    self._learned(html.unescape(m.group(2)).strip())
+            for m in _BASIC.finditer(variant):  # an echoed Authorization header
+                self._learn_basic(m.group(1))
+
+    # --- bodies ----------------------------------------------------------------------------
     def body(self, body: bytes, content_type: str | None) -> bytes:
-        """The body with secrets masked in place: every other byte stays as the server sent
-        it (no re-serialisation, no repair of invalid UTF-8), so checks judge real bytes."""
+        """The body with secrets masked in place, in the body's own encoding: every other byte
+        stays as the server sent it (no re-serialisation, no repair of invalid sequences), so
+        checks judge real bytes; a body with nothing to mask is returned as it came."""
         if not body:
             return body
-        media = (content_type or "").split(";", 1)[0].strip().lower()
-        try:
-            text = body.decode("utf-8")
-        except UnicodeDecodeError:
-            # Not UTF-8: mask by bytes and keep every invalid sequence for the checks to see.
-            return self._bytes(body)
-        # By what the body is, whatever it is labelled (a token response served as text/plain).
-        if media == "application/x-www-form-urlencoded" or _FORM_BODY.fullmatch(text):
-            text = _FORM_SECRET.sub(lambda m: f"{m.group(1)}={MASK}", text)
-        elif media.endswith("json") or _looks_like_json(text):
-            text = _JSON_SECRET.sub(lambda m: f"{m.group(1)}{json.dumps(MASK)}", text)
-        elif media.endswith("xml"):
+        decoded = decode_body(body, content_type)
+        if decoded is None:
+            # No text in any encoding it names or shows: read byte for byte (Latin-1 maps each
+            # byte to one character and back), so every invalid sequence stays for the checks.
+            text = body.decode("latin-1")
+            masked = self._masked_text(text)
+            return body if masked == text else masked.encode("latin-1", "xmlcharrefreplace")
+        text, encoding = decoded
+        masked = self._masked_text(text)
+        return body if masked == text else masked.encode(encoding, "xmlcharrefreplace")
+
+    def _masked_text(self, text: str) -> str:
+        # By what the body is, whatever it is labelled (a token response served as text/plain,
+        # JSON inside a page): secret-named members, parameters and elements, then values.
+        if '"' in text:
+            text = _JSON_SECRET.sub(lambda m: f'{m.group(1)}"{MASK}"', text)
+        if "=" in text:
+            text = _PARAM_SECRET.sub(_mask_param, text)
+        if "<" in text:
             # Elements named like a secret (<wsse:Password>, <access_token>): masked by name,
             # by a pattern on the text rather than a parse, so hostile XML cannot get in the way.
             text = _XML_SECRET_ELEMENT.sub(lambda m: f"{m.group(1)}{MASK}{m.group(3)}", text)
-        return self.text(text).encode("utf-8")
-
-    def _bytes(self, body: bytes) -> bytes:
-        for form in self._forms:
-            body = body.replace(form.encode("utf-8"), MASK.encode())
-        return _PEM_PRIVATE_KEY_BYTES.sub(MASK.encode(), body) if _PEM_MARK.encode() in body else body
+        return self.text(text)
 
     # --- the exchange --------------------------------------------------------------------
     def exchange(self, ex: Exchange) -> Exchange:
@@ -210,21 +262,53 @@ class Redactor:
         )
 
 
-def _looks_like_json(text: str) -> bool:
-    return text.lstrip()[:1] in ("{", "[")
+def decode_body(body: bytes, content_type: str | None) -> tuple[str, str] | None:
+    """(text, encoding) of a body: by its byte order mark, else by the NUL bytes of UTF-16
+    ASCII (RFC 4627 3), else by the charset it is labelled with, else UTF-8. The mark stays
+    in the text (U+FEFF), so encoding the text again gives the same bytes. None: not text
+    in that encoding."""
+    if body.startswith(codecs.BOM_UTF8):
+        encoding = "utf-8"
+    elif body.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) and len(body) % 2 == 0:
+        encoding = "utf-16-le" if body.startswith(codecs.BOM_UTF16_LE) else "utf-16-be"
+    elif len(body) >= 4 and len(body) % 2 == 0 and (body[0] == 0) != (body[1] == 0) and (body[2] == 0) != (body[3] == 0):
+        encoding = "utf-16-be" if body[0] == 0 else "utf-16-le"
+    else:
+        encoding = _charset(content_type) or "utf-8"
+    try:
+        return body.decode(encoding), encoding
+    except (UnicodeDecodeError, LookupError):
+        return None
 
 
-def _learn_json(value: object, redactor: Redactor) -> None:
-    """Every string a member named like a secret holds, at any depth (walked without
-    recursion: the parse already bounds the depth, the walk needs no stack of its own)."""
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            for k, v in node.items():
-                if isinstance(k, str) and k.lower() in SECRET_JSON_KEYS and isinstance(v, str):
-                    redactor.add_secret(v)
-                elif isinstance(v, dict | list):
-                    stack.append(v)
-        elif isinstance(node, list):
-            stack.extend(v for v in node if isinstance(v, dict | list))
+def _charset(content_type: str | None) -> str | None:
+    for param in (content_type or "").split(";")[1:]:
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "charset":
+            value = value.strip().strip('"').lower()
+            try:
+                codec = codecs.lookup(value).name
+            except LookupError:
+                return None
+            # UTF-16 without a byte order mark is big-endian (RFC 2781 4.3).
+            return {"utf-16": "utf-16-be", "utf-32": "utf-32-be"}.get(codec, codec)
+    return None
+
+
+def _unquote(value: str) -> str:
+    return unquote_plus(value) if "+" in value or "%" in value else value
+
+
+def _mask_param(m: re.Match[str]) -> str:
+    return f"{m.group(1)}={MASK}"
+
+
+def _masked_params(part: str) -> str:
+    """A query or fragment with the values of secret-named parameters masked; as it was when
+    it has none."""
+    if not part or "=" not in part:
+        return part
+    pairs = parse_qsl(part, keep_blank_values=True)
+    if not any(k.lower() in SECRET_PARAMS for k, _ in pairs):
+        return part
+    return urlencode([(k, MASK if k.lower() in SECRET_PARAMS else v) for k, v in pairs], safe="[],:")

@@ -82,20 +82,34 @@ def _address_relative(ex: Exchange, base_url: str | None) -> str | None:
 def load_traffic(files: list[str], profile: Profile, redactor: Redactor, *,
                  budget_s: float = HAR_BUDGET_S) -> Traffic:
     """Every exchange of the HAR files, redacted (whatever the capture held, nothing secret
-    reaches a report), sorted by service. Each file is read, redacted and sorted within
-    `budget_s` seconds (conformance/passive/har.py iter_har); a ConfigError says which
-    file and entry could not be."""
+    reaches a report), sorted by service. Two passes: every secret of every file is learned
+    before anything is redacted, so a secret echoed before the request that carries it (or
+    in another file) is masked too. Each file is read, learned, redacted and sorted within
+    `budget_s` seconds (conformance/passive/har.py iter_har); a ConfigError says which file
+    and entry could not be."""
     traffic = Traffic(files=[str(Path(f)) for f in files])
+    captured: list[tuple[str, list[Exchange]]] = []
     for file in files:
-        for index, raw in enumerate(iter_har(file, budget_s=budget_s)):
-            try:
-                sort_into(traffic, raw, profile, redactor)
-            except RecursionError:
-                # A body nested deeper than a reader of it can follow: the readers bound the
-                # depth they read (conformance/http/exchange.py parse_json); should one not,
-                # the file is refused naming the entry, rather than the run ending in a traceback.
-                raise ConfigError(f"{file}: log.entries[{index}] could not be read (a body nested too deep)") from None
+        raw = []
+        for index, exchange in enumerate(iter_har(file, budget_s=budget_s)):
+            _guarded(redactor.learn, exchange, file, index)
+            raw.append(exchange)
+        captured.append((file, raw))
+    for file, raw in captured:
+        raw.reverse()  # taken from the end: each raw exchange is let go once it is redacted
+        for index in range(len(raw)):
+            _guarded(lambda ex: sort_into(traffic, ex, profile, redactor, learned=True), raw.pop(), file, index)
     return traffic
+
+
+def _guarded(step, exchange: Exchange, file: str, index: int) -> None:
+    try:
+        step(exchange)
+    except RecursionError:
+        # A body nested deeper than a reader of it can follow: the readers bound the depth
+        # they read (conformance/http/exchange.py parse_json); should one not, the file is
+        # refused naming the entry, rather than the run ending in a traceback.
+        raise ConfigError(f"{file}: log.entries[{index}] could not be read (a body nested too deep)") from None
 
 
 def load_run_traffic(report_dir: str, profile: Profile, redactor: Redactor) -> Traffic:
@@ -109,14 +123,16 @@ def load_run_traffic(report_dir: str, profile: Profile, redactor: Redactor) -> T
     return traffic
 
 
-def sort_into(traffic: Traffic, raw: Exchange, profile: Profile, redactor: Redactor, *, redacted: bool = False) -> None:
+def sort_into(traffic: Traffic, raw: Exchange, profile: Profile, redactor: Redactor, *, redacted: bool = False,
+              learned: bool = False) -> None:
     """One raw exchange into the traffic: redacted, with the facts of its raw values that
     are not secret, under the service it belongs to. `redacted`: the exchange was masked
-    when it was recorded (a run's own), and is not masked again."""
+    when it was recorded (a run's own), and is not masked again; `learned`: the redactor has
+    learned its secrets already (load_traffic's first pass)."""
     address, soap = profile.address, profile.soap
     base_url = address.base_url if address is not None and not address.mock else None
     soap_url = soap.base_url if soap is not None and not soap.mock else None
-    if not redacted:
+    if not redacted and not learned:
         redactor.learn(raw)
     ex = raw if redacted else redactor.exchange(raw)
     if soap is not None and is_soap(ex, soap_url):
