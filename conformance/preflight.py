@@ -38,7 +38,7 @@ from typing import Any
 
 from conformance.errors import ConfigError, NotApplicable
 from conformance.findings import Blocked
-from conformance.http.client import ApiClient, DiscardingRecorder, Pacer, ServiceBounds
+from conformance.http.client import ApiClient, DiscardingRecorder, Pacer, Recorder, ServiceBounds
 from conformance.http.exchange import Exchange
 from conformance.http.limits import HttpViolation
 from conformance.http.redaction import Redactor
@@ -63,18 +63,21 @@ class Refusal:
 
 
 def check_credentials(profile: Profile, urls: dict[str, str], secret_values: dict[str, str],
-                      services: Iterable[str], run: Run, *, log: Callable[[str], None] | None = None) -> set[str]:
+                      services: Iterable[str], run: Run, *, log: Callable[[str], None] | None = None,
+                      recorder: Recorder | None = None) -> set[str]:
     """ConfigError naming every refused credential; else the services that gave no answer in
     time (the run need not ask them again before its checks). `secret_values`: env var ->
-    value; `services`: those the run uses."""
+    value; `services`: those the run uses; `recorder`: where the requests are recorded (a
+    run's traffic.har: every request it sends is there)."""
+    recorder = recorder or DiscardingRecorder()
     say = log or (lambda line: print(f"conformance: {line}", file=sys.stderr))
     refused: list[Refusal] = []
     silent: set[str] = set()
     wanted = set(services)
     if profile.address is not None and not profile.address.mock and "address" in wanted and "address" in urls:
-        refused += _address(profile, profile.address, urls["address"], secret_values, run, say, silent)
+        refused += _address(profile, profile.address, urls["address"], secret_values, run, say, silent, recorder)
     if profile.auth is not None and not profile.auth.mock and "auth" in wanted:
-        refused += _auth(profile, profile.auth, secret_values, run, say)
+        refused += _auth(profile, profile.auth, secret_values, run, say, recorder)
     if refused:
         raise ConfigError("credentials refused before the first check (a configuration error, not a verdict "
                           "on the server):\n  " + "\n  ".join(str(r) for r in refused))
@@ -82,20 +85,22 @@ def check_credentials(profile: Profile, urls: dict[str, str], secret_values: dic
 
 
 def _address(profile: Profile, service: AddressService, base_url: str, secret_values: dict[str, str], run: Run,
-             say: Callable[[str], None], silent: set[str] | None = None) -> list[Refusal]:
-    from conformance.samples.session import address_api
+             say: Callable[[str], None], silent: set[str] | None = None,
+             recorder: Recorder | None = None) -> list[Refusal]:
+    from conformance.samples.session import BASE_PROBES, address_api
 
     schedule, bounds = run("address")
-    api = address_api(profile, base_url, secret_values, schedule=schedule, bounds=bounds)
+    api = address_api(profile, base_url, secret_values, schedule=schedule, bounds=bounds, recorder=recorder)
     sample = service.samples.get("nummeraanduiding")
-    path = f"/adressen/{sample}" if sample else "/adressen"
+    # A valid request a conforming server answers 200 (never one designed to be refused).
+    path, params = (f"/adressen/{sample}", None) if sample else (BASE_PROBES[0][0], list(BASE_PROBES[0][1].items()))
     refused = []
     try:
         for name, env_var in service.secret_env.items():
             kind = _ADDRESS_KEYS.get(name)
             if kind is None or not api.has_key(kind):
                 continue
-            ex = _shown(lambda kind=kind: api.get(path, key=kind), f"address API {name}", say)
+            ex = _shown(lambda kind=kind: api.get(path, params=params, key=kind), f"address API {name}", say)
             if ex is None:  # no answer in time: the next key would wait as long; the checks say why
                 if silent is not None:
                     silent.add("address")
@@ -110,14 +115,14 @@ def _address(profile: Profile, service: AddressService, base_url: str, secret_va
 
 
 def _auth(profile: Profile, service: AuthService, secret_values: dict[str, str], run: Run,
-          say: Callable[[str], None]) -> list[Refusal]:
+          say: Callable[[str], None], recorder: Recorder | None = None) -> list[Refusal]:
     from conformance.auth import rfc7636
     from conformance.auth.flows import AuthFlows
     from conformance.auth.targets import build_targets
 
     targets = build_targets(service, info={}, secrets=secret_values, clock=None)
     schedule, bounds = run("auth")
-    api = ApiClient(targets.auth_url, redactor=Redactor(secret_values.values()), recorder=DiscardingRecorder(),
+    api = ApiClient(targets.auth_url, redactor=Redactor(secret_values.values()), recorder=recorder or DiscardingRecorder(),
                     pacer=Pacer(profile.limits.requests_per_second, profile.limits.request_budget,
                                 schedule=schedule, bounds=bounds),
                     timeout_s=service.timeout_s, limits=profile.limits.http(), home=service.bases, trust=service.trust)

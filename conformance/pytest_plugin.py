@@ -115,7 +115,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[_STARTED] = started = {}
         state = setup.prepare_run(config, profile, report_dir, started)
         run = _start_process(config, state, cluster=started.get("cluster"))
-        setup.count_probes(profile, state, run)
+        setup.record_probes(config, profile, state, run)
         silent = setup.check_credentials(config, profile, state, run)  # a refused key or secret: exit 2 naming it
         # A service that gave no answer in time would make the samples wait as long: its checks say why.
         if "address" not in silent and setup.needs_sample_validation(config, profile, state):

@@ -48,6 +48,11 @@ class RunContext:
             self._traffic_log = TrafficLog(self.state.report_dir, self.process) if not self.state.traffic else _NoLog()
         return self._traffic_log
 
+    def preflight_recorder(self) -> Recorder:
+        """For the requests the run sends before its checks (the credentials, the base URL,
+        the samples): straight into this process's part of traffic.har, as they are recorded."""
+        return _LogRecorder(self.traffic_log())
+
     def schedule(self, service: str):
         """This process's handle on the run's schedule of a service (one per process): shared
         through a locked file with the other xdist workers, or in memory when the run is this
@@ -113,6 +118,15 @@ class RunContext:
             yield cluster
         finally:
             cluster.stop()
+
+
+class _LogRecorder(Recorder):
+    def __init__(self, log: Any) -> None:
+        super().__init__()
+        self._log = log
+
+    def record(self, exchange: Any) -> None:
+        self._log.write([exchange])
 
 
 def terminal_countdown(config: Any):

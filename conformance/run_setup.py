@@ -169,18 +169,45 @@ _LATENCY = pytest.StashKey[dict]()
 def observed_latency(config: pytest.Config, profile: Profile, name: str) -> float:
     """The seconds a real service's probe took to its answer's head (connection set-up
     included): UnreachableError when it answers nothing. Probed once per run: `-n auto`
-    probes before the workers are chosen (auto_worker_count), the preparation reuses it."""
+    probes before the workers are chosen (auto_worker_count), the preparation reuses it.
+    The address API's probe is a valid query with the profile's key (a conforming server
+    answers it 200, or 404 where the base URL misses the API), never one it would refuse;
+    the exchange is kept for the run's traffic.har (record_probes)."""
     import time
 
     measured = config.stash.setdefault(_LATENCY, {})
     if name not in measured:
         service = profile.services[name]
         client_cert, client_key = getattr(service, "client_cert", None), getattr(service, "client_key", None)
+        path, headers = _probe_request(profile, name)
         started = time.monotonic()
-        probe(service.base_url, timeout_s=min(service.timeout_s, 10.0, profile.limits.deadline_s),
-              cert=(client_cert, client_key) if client_cert and client_key else None, trust=service.trust)
+        exchange = probe(service.base_url, timeout_s=min(service.timeout_s, 10.0, profile.limits.deadline_s),
+                         cert=(client_cert, client_key) if client_cert and client_key else None, trust=service.trust,
+                         path=path, headers=headers)
         measured[name] = time.monotonic() - started
+        config.stash.setdefault(_PROBES, []).append((name, exchange))
     return measured[name]
+
+
+_PROBES = pytest.StashKey[list]()
+
+
+def _probe_request(profile: Profile, name: str) -> tuple[str, dict[str, str] | None]:
+    """What the probe of a service sends: for the address API the base-URL check's first
+    valid query with the main key (a missing key is the configuration error that names
+    every missing secret, before anything is sent); else a GET of the base URL."""
+    address = profile.address
+    if name != "address" or address is None:
+        return "", None
+    from urllib.parse import urlencode
+
+    from conformance.samples.session import BASE_PROBES
+
+    key = read_secret(address.secret_env["api_key"], purpose="", required=False)
+    if key is None:
+        resolve_secrets(profile)  # raises, naming every missing secret
+    path, params = BASE_PROBES[0]
+    return f"{path}?{urlencode(params)}", {address.api_key_header: key or "", "Accept": "application/hal+json"}
 
 
 def auto_worker_count(config: pytest.Config) -> int | None:
@@ -225,9 +252,8 @@ def needs_sample_validation(config: pytest.Config, profile: Profile, state: RunS
 
 def prepare_passive(config: pytest.Config, profile: Profile, report_dir: Path) -> RunState:
     """Judging recorded traffic: nothing is started, probed or sent. Secrets the profile
-    names are not needed (the HAR holds what was sent); those that are set are masked too."""
-    import os
-
+    names are not needed (the HAR holds what was sent); those that are set (environment or
+    .env) are masked too."""
     from conformance.passive.har import read_har
 
     files = [str(Path(f).resolve()) for f in config.getoption("traffic")]
@@ -238,8 +264,8 @@ def prepare_passive(config: pytest.Config, profile: Profile, report_dir: Path) -
     state = RunState(profile_ref=str(profile.path), faults=[], report_dir=str(report_dir), seed=0, traffic=files)
     for service in profile.services.values():
         for env_var in getattr(service, "secret_env", {}).values():
-            if os.environ.get(env_var):
-                state.secrets[env_var] = os.environ[env_var]
+            if value := read_secret(env_var, purpose="", required=False):
+                state.secrets[env_var] = value
     # Nothing observed is no pass: a service of the profile without one exchange in the traffic.
     from conformance.passive.traffic import load_traffic
 
@@ -269,11 +295,13 @@ def validate_samples(profile: Profile, state: RunState, run: Any) -> None:
 
     assert profile.address is not None
     schedule, bounds = run.schedule("address"), run.bounds("address")
-    api = address_api(profile, state.urls["address"], state.secrets, schedule=schedule, bounds=bounds)
+    recorder = run.preflight_recorder()
+    api = address_api(profile, state.urls["address"], state.secrets, schedule=schedule, bounds=bounds,
+                      recorder=recorder)
     others: list[Any] = []
 
     def on_base(url: str) -> Any:
-        other = address_api(profile, url, state.secrets, schedule=schedule, bounds=bounds)
+        other = address_api(profile, url, state.secrets, schedule=schedule, bounds=bounds, recorder=recorder)
         others.append(other)
         return getter(other)
 
@@ -663,11 +691,17 @@ class RunRecord:
             f"replayed first, {replay['kept']} kept for the next run ({replay['database']})")
 
 
-def count_probes(profile: Profile, state: RunState, run: Any) -> None:
-    """The reachability probe was each real service's first request: its budget counts it."""
+def record_probes(config: pytest.Config, profile: Profile, state: RunState, run: Any) -> None:
+    """The reachability probe was each real service's first request: its budget counts it,
+    and the run's traffic.har records it (redacted), as it records every request it sends."""
     for name in state.urls:
         if name in profile.services and not profile.services[name].mock:
             run.schedule(name).reserve(0.0, 0, paced=False)
+    probes = config.stash.get(_PROBES, [])
+    if probes and not state.traffic:
+        for _name, exchange in probes:
+            run.redactor.learn(exchange)
+        run.traffic_log().write([run.redactor.exchange(exchange) for _name, exchange in probes])
 
 
 def response_schema_watch(state: RunState, process: str) -> Any:
@@ -710,4 +744,4 @@ def check_credentials(config: pytest.Config, profile: Profile, state: RunState, 
     from conformance.preflight import check_credentials as ask
 
     return ask(profile, state.urls, state.secrets, [name for name in profile.services if runs_suite(config, name)],
-               lambda name: (run.schedule(name), run.bounds(name)))
+               lambda name: (run.schedule(name), run.bounds(name)), recorder=run.preflight_recorder())

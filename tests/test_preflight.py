@@ -167,7 +167,7 @@ def test_a_service_that_does_not_answer_is_asked_once(monkeypatch: pytest.Monkey
         def has_key(self, kind: str) -> bool:
             return True
 
-        def get(self, path: str, *, key: str) -> None:
+        def get(self, path: str, *, params: object = None, key: str) -> None:
             asked.append(key)
             raise HttpViolation("no_answer", "no answer within the deadline")
 

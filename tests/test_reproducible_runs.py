@@ -227,7 +227,7 @@ def test_a_base_url_without_its_prefix_is_exit_2_within_a_handful_of_requests(ve
     out = result.stdout + result.stderr
     assert result.returncode == 2, out[-3000:]
     assert f'key services.address.base_url = "{vendor.root}" does not reach the address API' in out
-    assert "GET /adressen -> 404 and GET /adresseerbareobjecten -> 404" in out
+    assert "GET /adressen?q=Amsterdam -> 404 and GET /adressenuitgebreid?q=Amsterdam -> 404" in out
     assert f'set base_url = "{vendor.url}"' in out
     assert "CHANGED sample" not in out and "Traceback" not in out
     assert sent <= 6, f"{sent} requests before the configuration error"

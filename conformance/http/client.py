@@ -508,29 +508,41 @@ def _origin(url: httpx.URL) -> str:
 
 def probe(
     base_url: str, timeout_s: float = 5.0, *, cert: tuple[str, str] | None = None, verify: str | bool = True,
-    trust: Trust | None = None,
-) -> None:
+    trust: Trust | None = None, path: str = "", headers: dict[str, str] | None = None,
+) -> Exchange:
     """Raise UnreachableError when base_url cannot be connected to, or answers nothing at
     all within `timeout_s` (hang, reset). Any answer counts, garbage included: the checks
     then say what is wrong with it. Reads at most one chunk of the body, never decodes it.
     `cert`/`verify` as for ApiClient: a server that demands a client certificate, or has a
     private CA, must not look unreachable; `trust`: the service's CA file and pinned keys -- a
-    server the run cannot trust is a configuration error (exit 2) naming the profile key."""
+    server the run cannot trust is a configuration error (exit 2) naming the profile key.
+    `path` and `headers`: the request to send below base_url (a run probes the address API
+    with a valid query). Returns the exchange, raw (the caller redacts it before recording:
+    every request a run sends is in its traffic.har), its body cut to what was read."""
     trust = trust or Trust()
     if trust.ca_file and verify is True:
         verify = trust.ca_file
+    url = base_url.rstrip("/") + path if path else base_url
     transport = bounds.transport(verify=_tls_context(cert, verify), trust_env=False)
+    started = time.monotonic()
     with httpx.Client(timeout=timeout_s, trust_env=False, transport=transport) as client, \
             bounds.deadline(timeout_s, pins=trust.pins) as within:
-        answered = False
+        answered, status, answer_headers, body = False, 0, Headers(), b""
+        request = client.build_request("GET", url, headers=headers)
         try:
-            with client.stream("GET", base_url) as response:
+            response = client.send(request, stream=True)
+            try:
                 answered = True
-                for _chunk in response.iter_raw():
-                    break
+                status, answer_headers = response.status_code, Headers(list(response.headers.multi_items()))
+                body = next(iter(response.iter_raw()), b"")
+            finally:
+                response.close()
         except httpx.HTTPError as exc:
             bounds.refuse_untrusted(exc, base_url, trust)
             violation = bounds.violation_of(exc, answered=answered, within=within, origin=base_url)
             if violation is None or violation.kind in ("no_answer", "reset"):
                 why = violation.message if violation is not None else f"{type(exc).__name__}: {exc or 'no answer'}"
                 raise UnreachableError(f"{base_url} is unreachable ({why})") from None
+    return Exchange(method="GET", url=url, request_headers=Headers(list(request.headers.multi_items())),
+                    request_body=b"", status=status, response_headers=answer_headers, body=body, truncated=True,
+                    elapsed_ms=(time.monotonic() - started) * 1000, notes={"probe": "the run's reachability probe"})

@@ -15,7 +15,7 @@ import tomlkit
 
 from conformance.errors import ConfigError
 from conformance.http.address import AddressApi
-from conformance.http.client import DiscardingRecorder, ServiceBounds
+from conformance.http.client import DiscardingRecorder, Recorder, ServiceBounds
 from conformance.http.redaction import Redactor
 from conformance.http.schedule import Schedule
 from conformance.profiles import ADDRESS_SAMPLES, Profile
@@ -24,15 +24,17 @@ from conformance.samples.contracts import Get, Verdict
 
 
 def address_api(profile: Profile, base_url: str, secrets: dict[str, str], *,
-                schedule: Schedule | None = None, bounds: ServiceBounds | None = None) -> AddressApi:
+                schedule: Schedule | None = None, bounds: ServiceBounds | None = None,
+                recorder: Recorder | None = None) -> AddressApi:
     """The profile's address API with the valid key, paced and bounded like a run (within a
     run, its `schedule` and `bounds`: its requests count for the run's rate, budget and the
-    service's breaker); nothing recorded (the sample queries are no checks)."""
+    service's breaker; its `recorder`: what the run sends before its checks is in its
+    traffic.har too); without a recorder (discovery) nothing is recorded."""
     service = profile.address
     assert service is not None
     keys = {name: secrets[env] for name, env in service.secret_env.items() if env in secrets}
     return AddressApi(service, base_url=base_url, keys=keys, samples={}, limits=profile.limits,
-                      redactor=Redactor(secrets.values()), recorder=DiscardingRecorder(), schedule=schedule,
+                      redactor=Redactor(secrets.values()), recorder=recorder or DiscardingRecorder(), schedule=schedule,
                       bounds=bounds)
 
 
@@ -40,9 +42,12 @@ def getter(api: AddressApi) -> Get:
     return lambda path, params: api.get(path, params=params)
 
 
-# Collections every deployment of the seed serves (part 4): a query without parameters gets
-# 400 paramsRequired at worst, never 404. Both 404: the base URL misses the API.
-BASE_PROBES = ("/adressen", "/adresseerbareobjecten")
+# Valid queries of two collections every deployment of the seed serves (part 4: the search
+# term `q`, length 1 to 255, on /adressen and /adressenuitgebreid): a conforming server
+# answers each 200 (its matches, maybe none), never a refusal, so a production-safe run's
+# first requests are no requests designed to be refused. Both 404: the base URL misses the API.
+SEARCH_TERM = "Amsterdam"
+BASE_PROBES = (("/adressen", {"q": SEARCH_TERM}), ("/adressenuitgebreid", {"q": SEARCH_TERM}))
 
 
 def check_base_url(profile: Profile, get: Get, *, probe_base: Callable[[str], Get] | None = None,
@@ -57,20 +62,20 @@ def check_base_url(profile: Profile, get: Get, *, probe_base: Callable[[str], Ge
     service = profile.address
     assert service is not None and service.base_url
     seen = []
-    for path in BASE_PROBES:
-        status = _status_of(get, path)
+    for path, params in BASE_PROBES:
+        status = _status_of(get, path, params)
         if status != 404:
             return
-        seen.append(f"GET {path} -> 404")
+        seen.append(f"GET {_shown(path, params)} -> 404")
     base = service.base_url.rstrip("/")
     prefix = _described_prefix(profile)
     hint = ""
     if prefix and not urlsplit(base).path.rstrip("/").endswith(prefix):
         candidate = _with_prefix(base, prefix)
-        there = _status_of(probe_base(candidate), BASE_PROBES[0]) if probe_base is not None else None
+        there = _status_of(probe_base(candidate), *BASE_PROBES[0]) if probe_base is not None else None
         if there is not None and there != 404:
             hint = (f"; the description's servers URL has the path prefix {prefix}, and under it the API answers "
-                    f"(GET {candidate}{BASE_PROBES[0]} -> {there}): set base_url = \"{candidate}\"")
+                    f"(GET {candidate}{_shown(*BASE_PROBES[0])} -> {there}): set base_url = \"{candidate}\"")
         else:
             hint = (f"; the description's servers URL has the path prefix {prefix}, which base_url lacks: "
                     f"try base_url = \"{candidate}\"")
@@ -78,14 +83,19 @@ def check_base_url(profile: Profile, get: Get, *, probe_base: Callable[[str], Ge
         hint = "; check the host and the path prefix the deployment serves the API under"
     action = "discovered" if command == "discover" else "judged"
     raise ConfigError(f"{profile.path}: key services.address.base_url = \"{service.base_url}\" does not reach the "
-                      f"address API: {' and '.join(seen)}, where the API answers every query (400 for one without "
-                      f"parameters){hint}. Nothing was {action}: a configuration error, not a verdict on the server")
+                      f"address API: {' and '.join(seen)}, where the API answers every valid query with 200{hint}. Nothing was {action}: a configuration error, not a verdict on the server")
 
 
-def _status_of(get: Get, path: str) -> int | None:
-    """The status of GET path without parameters; None when the answer shows nothing."""
+def _shown(path: str, params: dict[str, str]) -> str:
+    from urllib.parse import urlencode
+
+    return f"{path}?{urlencode(params)}"
+
+
+def _status_of(get: Get, path: str, params: dict[str, str]) -> int | None:
+    """The status of GET path?params; None when the answer shows nothing."""
     try:
-        return get(path, []).status
+        return get(path, list(params.items())).status
     except Exception:  # noqa: BLE001 - a transport failure, a limit, a spent budget: the checks say what they meet
         return None
 

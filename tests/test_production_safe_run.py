@@ -1,0 +1,110 @@
+"""A production-safe run (the production profile's switches and budget) against a conforming
+deployment: the server is asked nothing it would refuse -- every answer is 200, or 404 for a
+lookup of what does not exist -- and the run's traffic.har holds every request the server
+received, the run's own before its checks (the reachability probe, the credentials, the base
+URL, the samples) included."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import forked_cli
+import pytest
+
+from conformance.mocks.launcher import MockCluster
+from conformance.paths import CHECKOUT
+from conformance.profiles import load_profile
+
+KEY_VAR = "PRODUCTION_SAFE_TEST_API_KEY"
+
+
+class Witness:
+    """ASGI middleware in front of the address mock: what it was asked, and what it answered."""
+
+    def __init__(self, app: Any) -> None:
+        self.app, self.seen = app, []
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        target = scope["path"] + (("?" + scope["query_string"].decode("latin-1")) if scope.get("query_string") else "")
+
+        async def sending(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                self.seen.append((scope["method"], target, message["status"]))
+            await send(message)
+
+        await self.app(scope, receive, sending)
+
+
+@pytest.fixture(scope="module")
+def deployment() -> Iterator[tuple[str, str, dict[str, str], Witness]]:
+    witnesses: list[Witness] = []
+
+    class Cluster(MockCluster):
+        def _serve(self, app: Any, name: str, port: int = 0, ssl: Any = None) -> int:
+            if name == "address":
+                witnesses.append(Witness(app))
+                app = witnesses[-1]
+            return super()._serve(app, name, port, ssl)
+
+    local = load_profile("local-mock")
+    with Cluster(local) as cluster:
+        yield (cluster.urls["address"], cluster.secrets[local.address.secret_env["api_key"]],
+               dict(cluster.samples["address"]), witnesses[0])
+
+
+def test_a_production_safe_run_gets_only_200_and_404_and_records_every_request(deployment, tmp_path: Path) -> None:
+    base_url, key, samples, witness = deployment
+    profile = tmp_path / "vendor-production.toml"
+    table = "".join(f'{k} = "{v}"\n' for k, v in samples.items())
+    profile.write_text(f"""[profile]
+name = "vendor-production-safe"
+description = "the mock as a vendor's production, with the production profile's switches"
+
+[services.address]
+mock = false
+base_url = "{base_url}"
+
+[services.address.secrets]
+api_key = "{KEY_VAR}"
+
+[services.address.samples]
+{table}
+[limits]
+request_budget = 800
+
+[safety]
+fuzz = false
+negative = false
+flood = false
+waits = false
+""", encoding="utf-8")
+    report = tmp_path / "run"
+    witness.seen.clear()
+    proc = forked_cli.run([sys.executable, "-m", "conformance.cli", "run", "--profile", str(profile), "--suite",
+                           "address", "-n", "2", "--no-html", "--report-dir", str(report)],
+                          capture_output=True, text=True, timeout=600, cwd=CHECKOUT, env={**os.environ, KEY_VAR: key})
+    assert proc.returncode in (0, 1), proc.stdout[-3000:] + proc.stderr[-3000:]
+    statuses = Counter(status for _m, _t, status in witness.seen)
+    assert set(statuses) <= {200, 404}, [s for s in witness.seen if s[2] not in (200, 404)][:10]
+    entries = json.loads((report / "traffic.har").read_text(encoding="utf-8"))["log"]["entries"]
+    recorded = Counter((e["request"]["method"], _target(e["request"]["url"]), e["response"]["status"]) for e in entries)
+    received = Counter(witness.seen)
+    assert sum(received.values()) > 50
+    # Every request the server received is in traffic.har, once (the key masked in neither the
+    # path nor the query: these requests carry it in a header).
+    assert received == recorded, (received - recorded, recorded - received)
+
+
+def _target(url: str) -> str:
+    parts = urlsplit(url)
+    return parts.path + (f"?{parts.query}" if parts.query else "")
