@@ -354,7 +354,7 @@ def test_missing_client_secret_refused(auth_flows):
 
 @check("auth.code.response_type_code_only", MUST, "An authorization request with response_type=token or id_token gets neither a code nor a token (unsupported_response_type or an error page)",
        requirements=["AUTH-2.authorization-request", "RFC6749-3.1.1", "RFC6749-4.1.2.1"],
-       proven_by=["auth.response_type_not_checked"],
+       proven_by=["auth.response_type_not_checked", "auth.implicit_token_in_fragment"],
        sends=["refused"],
        feature="part 2 / authorization code + PKCE")
 def test_response_type_code_only(auth_flows):

@@ -57,7 +57,7 @@ def test_pragma_no_cache(code_tokens, cc_tokens, refresh_tokens):
 
 @check("auth.token.media_type_json", MUST, "Token responses (code exchange, client credentials, refresh) are JSON (application/json, parameters in any case)",
        requirements=["AUTH-2.token-response", "RFC6749-5.1"],
-       proven_by=["auth.token_served_as_text"],
+       proven_by=["auth.token_served_as_text", "auth.token_served_bom_text", "auth.token_served_utf16"],
        observes="exchange",
        feature="part 2 / token response")
 def test_media_type_json(code_tokens, cc_tokens, refresh_tokens):
@@ -67,12 +67,23 @@ def test_media_type_json(code_tokens, cc_tokens, refresh_tokens):
 
 @check("auth.token.media_type_seed_spelling", MUST, "Token responses (code exchange, client credentials, refresh) are application/json;charset=UTF-8 as the seed writes it (case and spaces aside)",
        requirements=["AUTH-2.token-response"],
-       proven_by=["auth.token_content_type_no_charset", "auth.token_served_as_text", "auth.refresh_media_type_no_charset"],
+       proven_by=["auth.token_content_type_no_charset", "auth.token_served_as_text", "auth.refresh_media_type_no_charset",
+                  "auth.token_served_bom_text", "auth.token_served_utf16"],
        observes="exchange",
        feature="part 2 / token response")
 def test_media_type_seed_spelling(code_tokens, cc_tokens, refresh_tokens):
     for tokens in (code_tokens, cc_tokens, refresh_tokens()):
         c.ensure_seed_media_spelling(tokens.exchange)
+
+
+@check("auth.token.utf8_without_bom", MUST, "Token responses (code exchange, client credentials, refresh) are UTF-8 without a byte order mark, as their charset=UTF-8 says",
+       requirements=["AUTH-2.token-response", "RFC8259-8.1"],
+       proven_by=["auth.token_served_bom_text", "auth.token_served_utf16"],
+       observes="exchange",
+       feature="part 2 / token response")
+def test_utf8_without_bom(code_tokens, cc_tokens, refresh_tokens):
+    for tokens in (code_tokens, cc_tokens, refresh_tokens()):
+        c.ensure_utf8_without_bom(tokens.exchange)
 
 
 @check("auth.token.error_codes", SHOULD, "Token errors are RFC 6749 JSON with the code the case calls for (invalid_grant, invalid_client for a wrong or a missing secret at the code exchange and the refresh, unsupported_grant_type)",

@@ -109,6 +109,19 @@ def ensure_seed_media_spelling(ex: Exchange) -> None:
            expected="application/json;charset=UTF-8", actual=value or "(absent)")
 
 
+def ensure_utf8_without_bom(ex: Exchange) -> None:
+    """The seed's charset=UTF-8 and RFC 8259 8.1: the body's bytes are UTF-8, and do not start
+    with a byte order mark (a reader that takes them as the label says then sees JSON)."""
+    body = ex.body
+    expect(not body.startswith(b"\xef\xbb\xbf"), "the token response starts with a byte order mark",
+           expected="UTF-8 JSON without a byte order mark", actual="EF BB BF, then the JSON")
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        expect(False, "the token response is not UTF-8", expected="UTF-8 (charset=UTF-8)",
+               actual=f"byte {exc.start} is no UTF-8" + (" (a UTF-16 byte order mark)" if body[:2] in (b"\xff\xfe", b"\xfe\xff") else ""))
+
+
 def ensure_header_value(ex: Exchange, name: str, token: str) -> None:
     values = ",".join(ex.response_headers.get_all(name)).lower()
     expect(token in [v.strip() for v in values.split(",")], f"the token response lacks {name}: {token}",

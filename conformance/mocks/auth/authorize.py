@@ -30,6 +30,12 @@ CODE_IN_FRAGMENT = fault(
     "the redirect that carries the code puts code and state in the fragment (#code=...&state=...), not the query")
 CODE_REDIRECT_303 = fault(
     "auth.authorize_code_redirect_303", "the redirect that carries the code is a 303 See Other, not the seed's 302")
+# Issue 50: the implicit grant a server should not offer, with a live token in the redirect's
+# fragment, which reports must never show.
+TOKEN_IN_FRAGMENT = fault(
+    "auth.implicit_token_in_fragment",
+    "response_type=token is answered at once with a 302 to the redirect_uri carrying a live access token in its "
+    "fragment (#access_token=...&token_type=Bearer&expires_in=3600&state=...)")
 
 SESSION_COOKIE = "mock_auth_session"
 LOGIN_PATH = "/auth/login"
@@ -78,6 +84,13 @@ async def authorize(mock: AuthMock, request: Request) -> Response:
     if mock.on("auth.authorize_unavailable"):
         return _redirect(mock, redirect_uri, state, error="temporarily_unavailable",
                          error_description="the authorization service is unavailable")
+    if params.get("response_type") == "token" and mock.on(TOKEN_IN_FRAGMENT):
+        issued = mock.tokens.issue(client_id=client.client_id, subject=client.client_id,
+                                   scope=" ".join(client.scopes[:1]), refresh=False)
+        fields = [("access_token", issued.access_token), ("token_type", "Bearer"), ("expires_in", "3600")]
+        fields += [("state", state)] if state is not None else []
+        return RedirectResponse(redirect_uri + "#" + urlencode(fields), status_code=302,
+                                headers={"Cache-Control": "no-store"})
     try:
         scope, challenge, method = _validate(mock, params, client.scopes)
     except AuthorizeError as err:

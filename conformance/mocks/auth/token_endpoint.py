@@ -44,6 +44,15 @@ REFRESH_MEDIA_TYPE_NO_CHARSET = fault(
     "refresh responses are application/json without the seed's charset (code and client-credentials responses "
     "stay right)")
 
+# Issue 50: token responses whose encoding a reader must undo to see the tokens (a report must
+# never show them); both break the seed's media type.
+TOKEN_BOM_TEXT = fault(
+    "auth.token_served_bom_text",
+    "token responses start with a UTF-8 byte order mark and are labelled text/plain;charset=UTF-8")
+TOKEN_UTF16 = fault(
+    "auth.token_served_utf16",
+    "token responses are UTF-16 (with its byte order mark), labelled text/plain;charset=UTF-16")
+
 JSON_UTF8 = "application/json;charset=UTF-8"
 # Under the faults auth.code_dies_early and auth.refresh_dies_early: a life shorter than
 # both of the seed's code lifetimes, and a refresh token that dies after a day of its seven.
@@ -65,12 +74,17 @@ def _json(mock: AuthMock, body: dict[str, Any], status: int = 200, headers: dict
     if not mock.on("auth.pragma_missing"):
         headers["Pragma"] = "no-cache"
     media_type = JSON_UTF8
-    if mock.on("auth.token_served_as_text"):
+    content = json.dumps(body).encode("utf-8")
+    if mock.on(TOKEN_BOM_TEXT):
+        media_type, content = "text/plain;charset=UTF-8", b"\xef\xbb\xbf" + content
+    elif mock.on(TOKEN_UTF16):
+        media_type, content = "text/plain;charset=UTF-16", json.dumps(body).encode("utf-16")
+    elif mock.on("auth.token_served_as_text"):
         media_type = "text/plain;charset=UTF-8"
     elif mock.on("auth.token_content_type_no_charset") or (
             grant == "refresh_token" and mock.on(REFRESH_MEDIA_TYPE_NO_CHARSET)):
         media_type = "application/json"
-    return Response(json.dumps(body).encode("utf-8"), status_code=status, headers=headers, media_type=media_type)
+    return Response(content, status_code=status, headers=headers, media_type=media_type)
 
 
 def error_response(mock: AuthMock, err: TokenError) -> Response:

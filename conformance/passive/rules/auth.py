@@ -59,6 +59,11 @@ def token_media_type_seed_spelling(traffic, ctx):
     return each(tokens(traffic), lambda a: auth.ensure_seed_media_spelling(a.exchange))
 
 
+@rule("auth.token.utf8_without_bom", what="token responses")
+def token_utf8_without_bom(traffic, ctx):
+    return each(tokens(traffic), lambda a: auth.ensure_utf8_without_bom(a.exchange))
+
+
 @rule("auth.token.no_store", what="token responses")
 def token_no_store(traffic, ctx):
     return each(tokens(traffic), lambda a: auth.ensure_header_value(a.exchange, "cache-control", "no-store"))
