@@ -268,8 +268,10 @@ def cmd_proxy(args: argparse.Namespace) -> int:
     try:
         pytest_args = [str(SUITES_DIR / "passive"), "--profile", str(profile.path), "--report-dir",
                        str(report_dir), "-q", "--traffic", str(capture or redacted)]
-        return run_and_report(pytest_args, report_dir, html=not args.no_html,
-                               traffic_shown=redacted if capture is not None else None)
+        code = run_and_report(pytest_args, report_dir, html=not args.no_html,
+                              traffic_shown=redacted if capture is not None else None)
+        proxy.name_gaps(report_dir / "summary.json")  # what the capture could not keep
+        return code
     finally:
         if capture is not None:
             shutil.rmtree(capture.parent, ignore_errors=True)

@@ -8,6 +8,7 @@ from typing import TypeVar
 from conformance.errors import NotJudged
 from conformance.findings import Finding
 from conformance.http.intent import NOTE
+from conformance.passive.har import JUDGED_LIVE, NOT_KEPT
 
 T = TypeVar("T")
 SHOWN = 5  # offending exchanges named in a finding (all are attached as evidence)
@@ -54,17 +55,34 @@ def _intent(exchange) -> str | None:
 def judge_rule(rule, traffic, context, *, evidence: Callable[[list], object] = lambda _: None) -> int:
     """A passive rule (conformance/passive/rules) over the traffic: the number of items it judged."""
     selection = rule.select(traffic, context)
-    return judge_each(_items(rule, selection), selection.apply, label=selection.label, what=rule.what,
-                      evidence=lambda bad: evidence([selection.exchange(item) for item in bad]))
+    return judge_each(_items(rule, selection), _as_judged_whole(rule, selection), label=selection.label,
+                      what=rule.what, evidence=lambda bad: evidence([selection.exchange(item) for item in bad]))
 
 
-def findings(rule, traffic, context) -> list[tuple[str, Finding]]:
-    """(label, finding) of every item that breaks the rule: what `conformance proxy` prints live."""
+def _as_judged_whole(rule, selection) -> Callable[[object], None]:
+    """The rule's apply, except on an exchange a capture kept without a body too large to keep
+    (conformance/passive/har.py Capture): there the verdict the rule gave on the whole exchange
+    as it passed stands (`conformance proxy` judged it live), not one on what is left of it."""
+    def apply(item) -> None:
+        notes = getattr(selection.exchange(item), "notes", None)
+        judged = notes.get(JUDGED_LIVE) if isinstance(notes, dict) and notes.get(NOT_KEPT) else None
+        if not isinstance(judged, dict) or rule.check not in judged:
+            selection.apply(item)
+        elif judged[rule.check] is not None:
+            raise Finding(f"{judged[rule.check]} (judged as it passed; its body was not kept)")
+    return apply
+
+
+def verdicts(rule, traffic, context) -> tuple[int, list[tuple[str, Finding]]]:
+    """How many items the rule judged, and (label, finding) of every one that breaks it: what
+    `conformance proxy` prints live, and keeps for an exchange whose body it cannot keep."""
     selection = rule.select(traffic, context)
-    out = []
-    for item in _items(rule, selection):
+    items, out = _items(rule, selection), []
+    for item in items:
         try:
             selection.apply(item)
         except Finding as finding:
-            out.append((selection.label(item), finding))
-    return out
+            # Without its traceback: its frames hold the traffic, whose parsed bodies would
+            # otherwise live on in a reference cycle until the collector finds it.
+            out.append((selection.label(item), finding.with_traceback(None)))
+    return len(items), out

@@ -20,16 +20,32 @@ per finding, live); on Ctrl-C or after `--duration` the whole traffic is judged 
 included, into the same run directory as `conformance run` (summary.json, matrix, JUnit,
 Allure, a redacted traffic.har). The raw capture that judgement reads lives only in a
 private temporary directory and is deleted after.
+
+The capture goes to disk as the exchanges pass (conformance/passive/har.py Capture), so the
+proxy's memory holds the exchanges in flight, not the session: it keeps a body up to 1 MiB
+and as much as the HAR reading bounds let be judged again (48 MiB, 50,000 exchanges). A
+larger body is judged whole as it passes and not kept: the end's judgement takes the verdicts
+given then, and summary.json (`capture_gaps`, `traffic_note`) and the console name what was
+not kept, a gap in the capture, never a refused capture.
+
+Where the redaction happens: the capture on disk is unmasked (as the client sent it and the
+upstream answered); everything that leaves the private folder is written from it at the end,
+in `write_capture` -- the redactor first reads the whole capture back (`_learn`, the place
+for learning every secret of it), then masks each exchange as traffic.har is written
+(`_redacted`), and each line of proxy-findings.txt again. Only the live lines are masked as
+they are printed, with what the redactor knows by then.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
+import shutil
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
@@ -48,8 +64,8 @@ from conformance.http.client import ApiClient, DiscardingRecorder
 from conformance.http.exchange import Exchange, Headers
 from conformance.http.fuzz_transport import _HOP_BY_HOP
 from conformance.http.redaction import Redactor
-from conformance.passive.har import write_har
-from conformance.passive.judge import findings
+from conformance.passive.har import JUDGED_LIVE, Capture, stream_har
+from conformance.passive.judge import verdicts
 from conformance.passive.rules import Context, all_rules
 from conformance.passive.traffic import Traffic, sort_into
 from conformance.profiles import Profile
@@ -73,15 +89,20 @@ class RecordingProxy:
             self.redactor.add_header(profile.address.api_key_header)
         self.context = Context(profile)
         self.live_rules = [r for r in all_rules() if check_by_id(r.check).observes == "exchange"]
-        self.raw: list[Exchange] = []
+        # The raw capture, on disk in a private folder (made by `start`): len() is what passed.
+        self.private: Path | None = None
+        self.raw: Capture | None = None
         self.upstream_findings = 0
         self.live_findings = 0
         self._lock = threading.Lock()
+        # One exchange judged at a time: a large body parsed by one rule after another is the
+        # most memory an exchange takes, and judging is CPU work the GIL serialises anyway.
+        self._judging = threading.Lock()
         self._servers: list[ServerThread] = []
         self._clients: list[ApiClient] = []
         self.listeners: dict[str, str] = {}
         self._origins: dict[str, str] = {}  # upstream origin -> the listener's origin
-        self.lines: list[str] = []  # what was printed live: the run directory keeps it (proxy-findings.txt)
+        self._lines: TextIO | None = None  # what was printed live, on disk: proxy-findings.txt at the end
 
     # ------------------------------------------------------------------ listeners
     def upstreams(self) -> dict[str, str]:
@@ -97,7 +118,12 @@ class RecordingProxy:
         return out
 
     def start(self) -> dict[str, str]:
-        for index, (name, base_url) in enumerate(self.upstreams().items()):
+        upstreams = self.upstreams()
+        self.private = Path(tempfile.mkdtemp(prefix="conformance-proxy-"))
+        self.private.chmod(0o700)
+        self.raw = Capture(self.private)
+        self._lines = (self.private / "printed.txt").open("w", encoding="utf-8")
+        for index, (name, base_url) in enumerate(upstreams.items()):
             service = self.profile.services[name]
             # It forwards the clients' own requests (and credentials) to the service's origin, and
             # nowhere else; with the service's trust (CA file, pins, consent to plain http).
@@ -168,9 +194,8 @@ class RecordingProxy:
         if upstream:
             notes["sent upstream"] = upstream
         raw = dataclasses.replace(raw, request_headers=sent, notes=notes)
-        with self._lock:
-            self.raw.append(raw)
-        self._judge_live(raw)
+        judged = self._judge_live(raw)
+        self.raw.append(raw, judged)  # as it passed, whole or (a body too large to keep) with these verdicts
         response = Response(raw.body, status_code=raw.status)
         response.raw_headers = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in out_headers] + [
             (b"content-length", str(len(raw.body)).encode())]
@@ -194,40 +219,89 @@ class RecordingProxy:
         return out, rewritten
 
     # ------------------------------------------------------------------ judging
-    def _judge_live(self, raw: Exchange) -> None:
-        traffic = Traffic()
-        with self._lock:  # the redactor learns as it goes
-            sort_into(traffic, raw, self.profile, self.redactor)
-        for rule in self.live_rules:
-            try:
-                found = findings(rule, traffic, self.context)
-            except Exception:  # noqa: BLE001 -- a rule that cannot run live (no WSDL, say) is judged at the end
-                continue
-            for label, finding in found:
-                with self._lock:
-                    self.live_findings += 1
-                severity = check_by_id(rule.check).severity
-                self._print(f"FAIL {rule.check} [{severity}] {label}: {finding.message}")
+    def _judge_live(self, raw: Exchange) -> dict[str, str | None]:
+        """Print what the rules of one exchange find broken; the verdict of each that judged it
+        (the finding's message, None when it passed)."""
+        judged: dict[str, str | None] = {}
+        with self._judging:
+            traffic = Traffic()
+            with self._lock:  # the redactor learns as it goes
+                sort_into(traffic, raw, self.profile, self.redactor)
+            for rule in self.live_rules:
+                try:
+                    seen, found = verdicts(rule, traffic, self.context)
+                except Exception:  # noqa: BLE001 -- a rule that cannot run live (no WSDL, say) is judged at the end
+                    continue
+                if seen:
+                    judged[rule.check] = "; ".join(finding.message for _, finding in found) or None
+                for label, finding in found:
+                    with self._lock:
+                        self.live_findings += 1
+                    severity = check_by_id(rule.check).severity
+                    self._print(f"FAIL {rule.check} [{severity}] {label}: {finding.message}")
+        return judged
 
     def _print(self, line: str) -> None:
         with self._lock:
             line = self.redactor.text(line)
-            self.lines.append(line)
+            if self._lines is not None:
+                self._lines.write(line + "\n")
             self.out.write(line + "\n")
             self.out.flush()
 
+    # ------------------------------------------------------------------ the end
     def write_capture(self, directory: Path) -> tuple[Path | None, Path]:
-        """(the raw capture, private, for the final judgement; None when nothing passed) and
-        the redacted traffic.har of the run directory."""
+        """(the raw capture as a HAR file, private, for the final judgement, within the HAR
+        reading bounds; None when nothing passed, its folder then removed) and the redacted
+        traffic.har of the run directory; proxy-findings.txt beside it. Printed: what the
+        capture could not keep. Call after `stop`."""
+        assert self.raw is not None and self.private is not None and self._lines is not None, "start() first"
+        self.raw.close()
+        for gap in self.raw.gaps():
+            self._print(f"GAP {gap} (judged whole as they passed)")
         with self._lock:
-            raw = list(self.raw)
-        redacted = write_har([self.redactor.exchange(ex) for ex in raw], directory / "traffic.har")
-        (directory / "proxy-findings.txt").write_text("".join(f"{line}\n" for line in self.lines), encoding="utf-8")
-        if not raw:
+            self._lines.close()
+            self._lines = None
+        self._learn()
+        redacted = stream_har(self._redacted(), directory / "traffic.har")
+        with (self.private / "printed.txt").open(encoding="utf-8") as printed, \
+                (directory / "proxy-findings.txt").open("w", encoding="utf-8") as kept:
+            kept.writelines(self.redactor.text(line) for line in printed)
+        if not self.raw.kept:
+            shutil.rmtree(self.private, ignore_errors=True)
             return None, redacted
-        private = Path(tempfile.mkdtemp(prefix="conformance-proxy-"))
-        private.chmod(0o700)
-        return write_har(raw, private / "capture.har"), redacted
+        return self.raw.write_har(self.private / "capture.har"), redacted
+
+    def _learn(self) -> None:
+        """The redactor reads the whole capture before any of it is written: every secret of
+        the capture is known before the first exchange is masked (today it has learned them
+        live already; a redactor that learns in a pass of its own gets it here)."""
+        for ex in self.raw.exchanges():
+            self.redactor.learn(ex)
+
+    def _redacted(self) -> Iterator[Exchange]:
+        """The capture read back, each exchange masked as it is written: the one seam where what
+        the proxy kept becomes what the report shows."""
+        for ex in self.raw.exchanges():
+            masked = self.redactor.exchange(ex)
+            judged = ex.notes.get(JUDGED_LIVE)
+            if isinstance(judged, dict):  # the live verdicts' messages: masked like the printed lines
+                masked = dataclasses.replace(masked, notes={**masked.notes, JUDGED_LIVE: {
+                    check: None if message is None else self.redactor.text(message) for check, message in judged.items()}})
+            yield masked
+
+    def name_gaps(self, summary: Path) -> None:
+        """summary.json names what the capture could not keep (`capture_gaps`, and in
+        `traffic_note`): the judgement of what was not kept is the live one."""
+        if self.raw is None or not summary.is_file():
+            return
+        gaps = self.raw.gaps()
+        data = json.loads(summary.read_text(encoding="utf-8"))
+        data["capture_gaps"] = gaps
+        if gaps:
+            data["traffic_note"] = (f"{data.get('traffic_note') or 'judged from the capture of the proxy session'}; "
+                                    f"{'; '.join(gaps)} (judged whole as they passed: proxy-findings.txt)")
+        summary.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
 
 
 def _origin(url: str) -> str:
