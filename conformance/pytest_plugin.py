@@ -294,7 +294,7 @@ def observe(request: pytest.FixtureRequest):
 def evidence(pytestconfig: pytest.Config):
     """Attach exchanges to the current test's evidence (a passive check's offending exchanges)."""
     recorder = pytestconfig.stash[_RECORDER]
-    return lambda exchanges: [recorder.record(ex) for ex in exchanges]
+    return lambda exchanges: [recorder.show(ex) for ex in exchanges]
 
 
 # --------------------------------------------------------------------------- running
@@ -328,6 +328,7 @@ def pytest_runtest_setup(item: pytest.Item):
     recorder = item.config.stash.get(_RECORDER, None)
     if recorder is not None:
         recorder.take()
+        recorder.take_shown()
     if _CHECK_ID not in item.stash:  # not a check of suites/ (the project's own tests)
         return (yield)
     try:
@@ -358,8 +359,8 @@ def pytest_runtest_call(item: pytest.Item):
     finally:
         if recorder is not None and _CHECK_ID in item.stash:
             exchanges = recorder.take()
-            item.config.stash[_RUN].traffic_log().write(exchanges)
-            report_evidence.attach_exchanges(exchanges)
+            item.config.stash[_RUN].traffic_log().write(exchanges)  # what this test sent, once
+            report_evidence.attach_exchanges(exchanges + recorder.take_shown())
             for value in item.stash.get(_OBSERVED, []):
                 report_evidence.attach_observation(value)
 

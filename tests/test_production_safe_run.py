@@ -11,6 +11,7 @@ import os
 import sys
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -18,6 +19,7 @@ from urllib.parse import urlsplit
 import forked_cli
 import pytest
 
+from conformance.mocks.faults import FaultSet
 from conformance.mocks.launcher import MockCluster
 from conformance.paths import CHECKOUT
 from conformance.profiles import load_profile
@@ -45,8 +47,9 @@ class Witness:
         await self.app(scope, receive, sending)
 
 
-@pytest.fixture(scope="module")
-def deployment() -> Iterator[tuple[str, str, dict[str, str], Witness]]:
+@contextmanager
+def witnessed(*faults: str) -> Iterator[tuple[str, str, dict[str, str], Witness]]:
+    """The address mock (with `faults`) behind a Witness: its base URL, key, samples and witness."""
     witnesses: list[Witness] = []
 
     class Cluster(MockCluster):
@@ -57,18 +60,22 @@ def deployment() -> Iterator[tuple[str, str, dict[str, str], Witness]]:
             return super()._serve(app, name, port, ssl)
 
     local = load_profile("local-mock")
-    with Cluster(local) as cluster:
+    with Cluster(local, FaultSet(frozenset(faults))) as cluster:
         yield (cluster.urls["address"], cluster.secrets[local.address.secret_env["api_key"]],
                dict(cluster.samples["address"]), witnesses[0])
 
 
-def test_a_production_safe_run_gets_only_200_and_404_and_records_every_request(deployment, tmp_path: Path) -> None:
-    base_url, key, samples, witness = deployment
-    profile = tmp_path / "vendor-production.toml"
+@pytest.fixture(scope="module")
+def deployment() -> Iterator[tuple[str, str, dict[str, str], Witness]]:
+    with witnessed() as found:
+        yield found
+
+
+def _vendor_profile(path: Path, base_url: str, samples: dict[str, str], extra: str = "") -> Path:
     table = "".join(f'{k} = "{v}"\n' for k, v in samples.items())
-    profile.write_text(f"""[profile]
+    path.write_text(f"""[profile]
 name = "vendor-production-safe"
-description = "the mock as a vendor's production, with the production profile's switches"
+description = "the mock as a vendor's deployment"
 
 [services.address]
 mock = false
@@ -79,7 +86,13 @@ api_key = "{KEY_VAR}"
 
 [services.address.samples]
 {table}
-[limits]
+{extra}""", encoding="utf-8")
+    return path
+
+
+def test_a_production_safe_run_gets_only_200_and_404_and_records_every_request(deployment, tmp_path: Path) -> None:
+    base_url, key, samples, witness = deployment
+    profile = _vendor_profile(tmp_path / "vendor-production.toml", base_url, samples, """[limits]
 request_budget = 800
 
 [safety]
@@ -87,7 +100,7 @@ fuzz = false
 negative = false
 flood = false
 waits = false
-""", encoding="utf-8")
+""")
     report = tmp_path / "run"
     witness.seen.clear()
     proc = forked_cli.run([sys.executable, "-m", "conformance.cli", "run", "--profile", str(profile), "--suite",
@@ -103,6 +116,24 @@ waits = false
     # Every request the server received is in traffic.har, once (the key masked in neither the
     # path nor the query: these requests carry it in a header).
     assert received == recorded, (received - recorded, recorded - received)
+
+
+def test_a_failing_runs_traffic_holds_each_exchange_once(tmp_path: Path) -> None:
+    # Issue 51: a passive check's offending exchanges are its evidence, not traffic sent again;
+    # a server that omits api-version everywhere had each exchange in traffic.har twice.
+    with witnessed("address.api_version_missing") as (base_url, key, samples, witness):
+        profile = _vendor_profile(tmp_path / "vendor.toml", base_url, samples)
+        report = tmp_path / "run"
+        proc = forked_cli.run([sys.executable, "-m", "conformance.cli", "run", "--profile", str(profile), "--suite",
+                               "address", "-n", "0", "--no-html", "--report-dir", str(report), "--", "-k", "headers"],
+                              capture_output=True, text=True, timeout=600, cwd=CHECKOUT,
+                              env={**os.environ, KEY_VAR: key})
+        assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
+        entries = json.loads((report / "traffic.har").read_text(encoding="utf-8"))["log"]["entries"]
+        assert len(entries) == len(witness.seen) > 10
+        # The evidence is still attached: the passive check's failure shows the exchanges.
+        summary = json.loads((report / "summary.json").read_text(encoding="utf-8"))
+        assert any(c["outcome"] == "failed" and c["test"].startswith("passive/") for c in summary["checks"])
 
 
 def _target(url: str) -> str:

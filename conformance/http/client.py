@@ -57,15 +57,26 @@ class BudgetExhausted(NotJudged):
 
 @dataclass
 class Recorder:
-    """Collects the exchanges of the current test; the reporting adapter attaches them."""
+    """Collects the exchanges of the current test; the reporting adapter attaches them. What a
+    test sent (`record`) also goes into the run's traffic.har; what it only shows (`show`: a
+    passive check's offending exchanges, recorded once already when they were sent) does not,
+    so traffic.har holds each exchange once."""
 
     exchanges: list[Exchange] = field(default_factory=list)
+    shown: list[Exchange] = field(default_factory=list)
 
     def record(self, exchange: Exchange) -> None:
         self.exchanges.append(exchange)
 
+    def show(self, exchange: Exchange) -> None:
+        self.shown.append(exchange)
+
     def take(self) -> list[Exchange]:
         taken, self.exchanges = self.exchanges, []
+        return taken
+
+    def take_shown(self) -> list[Exchange]:
+        taken, self.shown = self.shown, []
         return taken
 
 
