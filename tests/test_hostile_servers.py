@@ -227,3 +227,52 @@ def test_traffic_of_a_hostile_capture_reaches_no_file(tmp_path: Path) -> None:
     assert scan_files(report, secrets) == {}
     assert leaks(out.encode(), secrets) == []
     assert (report / "traffic.har").is_file() or any(report.rglob("*-attachment.txt"))
+
+
+# ------------------------------------------------------------------------------ the proxy
+def test_a_client_through_the_proxy_to_hostile_servers_leaves_no_secret_in_any_file(echoing, tmp_path: Path) -> None:
+    import httpx
+    from hostile_servers import HostileAuth
+    from proxy_process import ProxyProcess
+
+    base_url, gateway, _samples = echoing
+    gateway.refuse = False
+    tokens = {form: f"{form}-token-{i}a2b4c6d8e0f13579" for i, form in enumerate(("fragment", "bom", "utf16", "html"))}
+    with HostileAuth(tokens) as auth:
+        profile = tmp_path / "proxied.toml"
+        profile.write_text(f"""[profile]
+name = "proxied-hostile"
+description = "hostile servers seen through conformance proxy"
+[services.address]
+mock = false
+base_url = "{base_url}"
+[services.address.secrets]
+api_key = "{KEY_VAR}"
+[services.auth]
+mock = false
+auth_url = "{auth.url}"
+inquiry_base = "{auth.url}"
+""", encoding="utf-8")
+        report = tmp_path / "report"
+        proxy = ProxyProcess(profile, report, {**os.environ, KEY_VAR: CANARY_KEY})
+        try:
+            address, auth_listener = proxy.listener("address"), proxy.listener("auth")
+            with httpx.Client(trust_env=False, timeout=60) as client:
+                client.get(f"{address}/adressen/0000000000000000", headers={"X-Api-Key": CANARY_KEY})  # a problem echo
+                client.get(f"{address}/adressen", params={"q": "Amsterdam"}, headers={"X-Api-Key": CANARY_KEY})
+                client.get(f"{auth_listener}/auth/oauth/v2/authorize", params={"response_type": "token", "client_id": "c"})
+                for form in ("bom", "utf16", "html"):
+                    answer = client.post(f"{auth_listener}/auth/oauth/v2/token", params={"form": form},
+                                         data={"grant_type": "client_credentials"})
+                    assert answer.status_code == 200
+                    client.get(f"{auth_listener}/registry-inzage/v6", headers={"Authorization": f"Bearer {tokens[form]}"})
+            proxy.wait_for("FAIL auth.token.utf8_without_bom")
+        finally:
+            code = proxy.stop()
+    out = "\n".join(proxy.seen)
+    assert code == 1, out[-3000:]
+    secrets = [CANARY_KEY, *tokens.values()]
+    assert scan_files(report, secrets) == {}
+    assert leaks(out.encode(), secrets) == []
+    failed = {c for c, o in _outcomes(report).items() if o == "failed"}
+    assert {"auth.token.media_type_json", "auth.token.utf8_without_bom"} <= failed, failed
