@@ -283,3 +283,16 @@ def test_masking_is_linear_in_the_number_of_learned_secrets() -> None:
         return Counting.lookups
 
     assert lookups(100) == lookups(20_000) == 2001
+
+
+def test_the_redaction_benchmark_runs_as_documented() -> None:
+    # benchmarks/README.md's command, at small sizes (the figures are the benchmark's, not a test's).
+    import subprocess
+    import sys
+
+    from conformance.paths import CHECKOUT
+
+    proc = subprocess.run([sys.executable, "benchmarks/redaction.py", "--exchanges", "200", "400"], cwd=CHECKOUT,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "200 exchanges" in proc.stdout and "400 exchanges" in proc.stdout and "per exchange" in proc.stdout

@@ -11,8 +11,9 @@ Cost: linear in the text's length, whatever the number of values. Values the pro
 configures (API keys, client secrets, passwords: a handful, of any length) are searched
 for anywhere (one shorter than SHORT characters only as a word of its own, so a PIN of "12"
 does not mask the port of every URL); values learned from traffic (tokens, codes, assertions: thousands in a large
-capture) are indexed by their first INDEX_LEN characters and looked up only where a word
-of the text starts (after a character that is not a letter or digit), so a learned value
+capture) are indexed by their first INDEX_LEN characters and their length (tokens of one
+issuer share their first characters: a JWT's header) and looked up only where a word of the
+text starts (after a character that is not a letter or digit), so a learned value
 glued to letters or digits before it is not seen (a configured one is).
 """
 
@@ -77,7 +78,7 @@ class SecretValues:
         self._short: set[str] = set()  # configured forms shorter than SHORT: whole words only
         self._short_pattern: re.Pattern[str] | None = None
         self._learned: set[str] = set()
-        self._index: dict[str, list[str]] = {}
+        self._index: dict[str, dict[int, set[str]]] = {}  # first characters -> length -> forms
         self._scan_dirty = False
 
     def __contains__(self, value: str) -> bool:
@@ -103,7 +104,7 @@ class SecretValues:
                 self._scan_dirty = True
             elif form not in self._learned:
                 self._learned.add(form)
-                self._index.setdefault(form[:INDEX_LEN], []).append(form)
+                self._index.setdefault(form[:INDEX_LEN], {}).setdefault(len(form), set()).add(form)
         return True
 
     # --- masking ------------------------------------------------------------------------
@@ -155,9 +156,9 @@ class SecretValues:
             start = m.start()
             if start < reach:
                 continue
-            candidates = index.get(text[start:start + INDEX_LEN])
-            if candidates:
-                longest = max((len(c) for c in candidates if text.startswith(c, start)), default=0)
+            by_length = index.get(text[start:start + INDEX_LEN])
+            if by_length:
+                longest = max((n for n, forms in by_length.items() if text[start:start + n] in forms), default=0)
                 if longest:
                     spans.append((start, start + longest))
                     reach = start + longest
