@@ -327,8 +327,7 @@ def pytest_runtest_setup(item: pytest.Item):
     # Start the test's evidence here, so requests its fixtures make are attached too.
     recorder = item.config.stash.get(_RECORDER, None)
     if recorder is not None:
-        recorder.take()
-        recorder.take_shown()
+        recorder.clear()
     if _CHECK_ID not in item.stash:  # not a check of suites/ (the project's own tests)
         return (yield)
     try:

@@ -75,6 +75,9 @@ class Recorder:
         taken, self.exchanges = self.exchanges, []
         return taken
 
+    def clear(self) -> None:
+        self.exchanges, self.shown = [], []
+
     def take_shown(self) -> list[Exchange]:
         taken, self.shown = self.shown, []
         return taken
