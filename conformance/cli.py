@@ -31,7 +31,7 @@ from conformance.checks.registry import select_checks
 from conformance.errors import ConfigError, ExitCode, HarnessError
 from conformance.mocks import faults as fault_catalogue
 from conformance.paths import SUITES_DIR, reports_dir
-from conformance.profiles import Profile, load_profile, local_profiles, shipped_profiles
+from conformance.profiles import Profile, load_profile, local_profiles, read_secret, shipped_profiles
 from conformance.reporting.cli import add_report_commands
 from conformance.reporting.waive_cli import add_waive_command
 from conformance.requirements.audit import add_requirements_commands
@@ -241,9 +241,9 @@ def cmd_proxy(args: argparse.Namespace) -> int:
     report_dir = Path(args.report_dir or reports_dir() / f"{stamp}-{profile.name}-proxy").resolve()
     make_report_dir(report_dir)
     (report_dir / "summary.json").unlink(missing_ok=True)
-    # Secrets that are set are masked in what is printed and kept; none is required.
-    secrets = {env: os.environ[env] for svc in profile.services.values()
-               for env in getattr(svc, "secret_env", {}).values() if os.environ.get(env)}
+    # Secrets that are set (environment or .env) are masked in what is printed and kept; none is required.
+    secrets = {env: value for svc in profile.services.values() for env in getattr(svc, "secret_env", {}).values()
+               if (value := read_secret(env, purpose="", required=False))}
     proxy = RecordingProxy(profile, secrets=secrets, first_port=int(port))
     listeners = proxy.start()
 
@@ -402,11 +402,12 @@ def cmd_profile_new(args: argparse.Namespace) -> int:
 
 
 def cmd_profiles(args: argparse.Namespace) -> int:
-    """The profiles a name can reach: ./profiles/ of the working directory first, then the shipped ones."""
-    shadowed = {p.stem for p in local_profiles()}
+    """The profiles: ./profiles/ of the working directory, then the shipped ones. A name both
+    have is refused by `--profile` (conformance.profiles._refuse_shadowing): the note says so."""
+    both = {p.stem for p in local_profiles()} & {p.stem for p in shipped_profiles()}
     for where, paths in (("./profiles", local_profiles()), ("shipped", shipped_profiles())):
         for path in paths:
-            note = " (shadowed by ./profiles)" if where == "shipped" and path.stem in shadowed else ""
+            note = " (name in ./profiles and shipped: refused, give the path)" if path.stem in both else ""
             try:
                 profile = load_profile(str(path))
             except ConfigError as exc:

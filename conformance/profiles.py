@@ -3,7 +3,7 @@
 A profile is a TOML file (see profiles/*.toml and the README). It is validated against
 PROFILE_SCHEMA below; every error names the file and the key. Secrets never live in a
 profile: it names the environment variables that hold them (a `.env` file in the working
-directory is read too, without overriding the environment).
+directory is read too, for those variables only, without overriding the environment).
 """
 
 from __future__ import annotations
@@ -558,7 +558,8 @@ def resolve_profile_path(name_or_path: str) -> Path:
     """A profile name (`local-mock`, `vendor-x`) or a path to any profile file.
 
     A name resolves from `./profiles/` of the working directory first (where a team keeps
-    its own), then from the profiles shipped with the harness."""
+    its own), then from the profiles shipped with the harness; a name both have is refused
+    (`_refuse_shadowing`): each is reached by its path only."""
     candidate = Path(name_or_path)
     if candidate.suffix == ".toml" or os.sep in name_or_path or "/" in name_or_path:
         if not candidate.is_file():
@@ -569,27 +570,23 @@ def resolve_profile_path(name_or_path: str) -> Path:
         if found.is_file():
             shipped = SHIPPED_PROFILES / found.name
             if folder != SHIPPED_PROFILES and shipped.is_file() and found.resolve() != shipped.resolve():
-                _warn_shadowing(name_or_path, found.resolve(), shipped)
+                _refuse_shadowing(name_or_path, found.resolve(), shipped)
             return found.resolve()
     known = ", ".join(sorted({p.stem for p in [*local_profiles(), *shipped_profiles()]})) or "none"
     raise ConfigError(f"unknown profile {name_or_path!r} (known profiles: {known}; "
                       f"a team's own go in ./{LOCAL_PROFILES_DIRNAME}/<name>.toml)")
 
 
-_SHADOWING_SAID: set[Path] = set()  # once per process, however often the name is resolved
-
-
-def _warn_shadowing(name: str, local: Path, shipped: Path) -> None:
-    """A profile of the working directory that takes a shipped one's name receives the secrets
-    the shipped one names: say which file it is, every time a run starts from it."""
-    if local in _SHADOWING_SAID:
-        return
-    _SHADOWING_SAID.add(local)
-    import sys
-
-    print(f"conformance: warning: profile {name!r} is {local}, which shadows the shipped profile of that "
-          f"name ({shipped}); it receives the secrets it names. Rename it, or give the path of the one you mean.",
-          file=sys.stderr)
+def _refuse_shadowing(name: str, local: Path, shipped: Path) -> None:
+    """A profile of the working directory that takes a shipped one's name would receive the
+    secrets the shipped one names (`production`: the production key), and in CI the working
+    directory is a checkout a merge request can add files to: so the name is refused (exit 2)
+    before anything is read or sent, and either file is reached by its path, on purpose."""
+    raise ConfigError(f"profile {name!r} names two files: {local} (./{LOCAL_PROFILES_DIRNAME}/ of the working "
+                      f"directory) and the shipped {shipped}; a profile of the working directory does not take "
+                      f"a shipped profile's name (it would receive the secrets that one names). Name the one "
+                      f"you mean by its path: --profile ./{LOCAL_PROFILES_DIRNAME}/{name}.toml, or "
+                      f"--profile {shipped}")
 
 
 def local_profiles_dir() -> Path:
@@ -892,9 +889,10 @@ def _resolve_source(source: str | None, profile_path: Path) -> str:
 
 
 def read_secret(env_var: str, *, purpose: str, required: bool = True) -> str | None:
-    """A secret from the environment (or `.env`). A missing required one names the variable."""
-    _load_dotenv_once()
-    value = os.environ.get(env_var)
+    """A secret from the environment, else from `.env` of the working directory. A missing
+    required one names the variable."""
+    # Set in the environment, even empty, it wins: .env never fills what the environment set.
+    value = os.environ[env_var] if env_var in os.environ else _dotenv_values(Path.cwd() / ".env").get(env_var)
     if value:
         return value
     if required:
@@ -902,16 +900,21 @@ def read_secret(env_var: str, *, purpose: str, required: bool = True) -> str | N
     return None
 
 
-_DOTENV_LOADED: list[bool] = []
+_DOTENV: dict[Path, dict[str, str]] = {}
 
 
-def _load_dotenv_once() -> None:
-    # python-dotenv never overrides variables that are already set.
-    if _DOTENV_LOADED:
-        return
-    _DOTENV_LOADED.append(True)
-    env_file = Path.cwd() / ".env"
-    if env_file.is_file():
-        from dotenv import load_dotenv
+def _dotenv_values(env_file: Path) -> dict[str, str]:
+    """What `.env` sets, read once per process and never put into os.environ: in CI it is a
+    file of the checkout, and a `PYTHONPATH`, `LD_PRELOAD` or `NODE_OPTIONS` there would run
+    its code in every xdist worker (started with this process's environment, where the secrets
+    are). Only read_secret asks it, for a variable the profile names; the workers get the
+    secrets from the run's state (run_setup.RunState), not from the environment."""
+    if env_file not in _DOTENV:
+        values: dict[str, str] = {}
+        if env_file.is_file():
+            from dotenv import dotenv_values
 
-        load_dotenv(env_file, override=False)
+            # interpolate=False: `${HOME}` in a value stays as written, nothing of the environment is read into it
+            values = {k: v for k, v in dotenv_values(env_file, interpolate=False).items() if v is not None}
+        _DOTENV[env_file] = values
+    return _DOTENV[env_file]

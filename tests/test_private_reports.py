@@ -1,6 +1,6 @@
 """Less reach for what needs no secret: report files private to the user, the keys file
 private whatever existed, the report renderer without the run's environment, a local profile
-that shadows a shipped one named with its path, and every missing secret named at once,
+that takes a shipped one's name refused by that name, and every missing secret named at once,
 before any folder is made."""
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def test_the_report_renderer_gets_no_secret_of_the_environment(monkeypatch: pyte
     assert "do-not-pass-me-on" not in env.values() and "VENDOR_X_API_KEY" not in env
 
 
-def test_a_local_profile_that_shadows_a_shipped_one_is_named_with_its_path(tmp_path: Path) -> None:
+def test_a_local_profile_that_takes_a_shipped_name_is_refused_naming_both_paths(tmp_path: Path) -> None:
     local = tmp_path / "profiles"
     local.mkdir()
     shutil.copy(SHIPPED_PROFILES / "production.toml", local / "production.toml")
@@ -60,7 +60,8 @@ def test_a_local_profile_that_shadows_a_shipped_one_is_named_with_its_path(tmp_p
                           capture_output=True, text=True, timeout=120, cwd=tmp_path,
                           env={"PATH": os.environ["PATH"], "HOME": str(tmp_path)})
     assert proc.returncode == 2
-    assert f"{local / 'production.toml'}, which shadows the shipped profile" in proc.stderr
+    assert f"names two files: {local / 'production.toml'}" in proc.stderr
+    assert f"the shipped {SHIPPED_PROFILES / 'production.toml'}" in proc.stderr
 
 
 def test_every_missing_secret_is_named_at_once_and_no_folder_is_left(tmp_path: Path) -> None:

@@ -83,7 +83,8 @@ def test_a_teams_profile_in_profiles_is_found_by_name_and_listed(tmp_path: Path)
     assert listed.returncode == 0, listed.stderr
     lines = listed.stdout.splitlines()
     assert any(line.startswith("vendor-x") and "[./profiles]" in line for line in lines)
-    assert any(line.startswith("production") and "[shipped] (shadowed by ./profiles)" in line for line in lines)
+    assert any(line.startswith("production") and "[shipped] (name in ./profiles and shipped: refused, give the path)"
+               in line for line in lines)
     run = subprocess.run([sys.executable, "-m", "conformance.cli", "run", "--profile", "vendor-x", "--suite", "address",
                           "--check", "address.pagination.limits_accepted", "-n", "0", "--no-html",
                           "--report-dir", str(tmp_path / "report")], cwd=tmp_path, capture_output=True, text=True,
