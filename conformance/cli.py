@@ -334,6 +334,9 @@ def cmd_mock(args: argparse.Namespace) -> int:
     if args.list_faults:
         for fault in fault_catalogue.catalogue():
             print(f"{fault.name:55} {fault.description}")
+        print("\nVariants (behaviour the specifications allow; no MUST check may fail under one):")
+        for variant in fault_catalogue.variants():
+            print(f"{variant.name:55} {variant.description} [allowed by {variant.allowed_by}]")
         return 0
     from conformance.mocks.deployment import deployment_profile
     from conformance.mocks.launcher import MockCluster, wait_until_stopped

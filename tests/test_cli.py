@@ -164,13 +164,16 @@ def test_unknown_fault_is_exit_2() -> None:
 
 
 def test_list_faults_prints_the_catalogue() -> None:
-    from conformance.mocks.faults import catalogue
+    from conformance.mocks.faults import catalogue, variants
 
     result = run_cli("mock", "--list-faults")
     assert result.returncode == 0
-    lines = result.stdout.strip().splitlines()
+    faults, _, rest = result.stdout.strip().partition("\n\nVariants")
+    lines = faults.splitlines()
     assert len(lines) == len(catalogue()) > 0
     assert all(line.split()[0].startswith(("address.", "soap.", "auth.")) and len(line.split()) > 1 for line in lines)
+    listed = rest.splitlines()[1:]
+    assert len(listed) == len(variants()) > 0 and all("[allowed by " in line for line in listed)
 
 
 def start_mock(*args: str) -> tuple[subprocess.Popen[str], list[str]]:

@@ -9,6 +9,14 @@ every fault and assert that every check proven by it fails and nothing else does
 A mock server receives a FaultSet and asks `faults.on("name")` at the point where it
 misbehaves. Fault names are global and prefixed with their server ("address.", "auth.",
 "soap.").
+
+A *variant* is the other half of the proof: behaviour the specification allows that the
+mock's default does not show, declared the same way with `variant(name, description,
+allowed_by=...)`, where `allowed_by` quotes the sentence or names the RFC section that
+allows it. A MUST check never fails under a variant (tests/test_variants.py runs every check
+under every variant; the registry refuses a MUST check that names one); a SHOULD check may,
+and then names it in `proven_by` like a fault. Variants are switched on like faults
+(`--mock-fault NAME`) and listed apart (`conformance mock --list-faults`).
 """
 
 from __future__ import annotations
@@ -23,21 +31,41 @@ class Fault:
     name: str
     server: str
     description: str
+    allowed_by: str | None = None  # a variant: what in the specification allows it
+
+    @property
+    def is_variant(self) -> bool:
+        return self.allowed_by is not None
 
 
 _CATALOGUE: dict[str, Fault] = {}
 
 
-def fault(name: str, description: str) -> Fault:
+def fault(name: str, description: str, *, allowed_by: str | None = None) -> Fault:
     server = name.split(".", 1)[0]
     if name in _CATALOGUE:
         raise ValueError(f"fault {name!r} declared twice")
-    entry = Fault(name, server, description)
+    entry = Fault(name, server, description, allowed_by)
     _CATALOGUE[name] = entry
     return entry
 
 
+def variant(name: str, description: str, *, allowed_by: str) -> Fault:
+    """Behaviour the specification allows (`allowed_by`: the sentence or RFC section), which
+    no MUST check may fail."""
+    return fault(name, description, allowed_by=allowed_by)
+
+
 def catalogue(server: str | None = None) -> list[Fault]:
+    """The faults (not the variants)."""
+    return [f for f in _everything(server) if not f.is_variant]
+
+
+def variants(server: str | None = None) -> list[Fault]:
+    return [f for f in _everything(server) if f.is_variant]
+
+
+def _everything(server: str | None) -> list[Fault]:
     _load()
     return sorted(
         (f for f in _CATALOGUE.values() if server is None or f.server == server),
@@ -53,8 +81,9 @@ def expected_failures(fault: Fault) -> tuple[frozenset[str], frozenset[str]]:
 
     checks = registered_checks()
     must = {c.id for c in checks if fault.name in c.proven_by}
+    # "*" is any fault, never a variant: what the specification allows breaks no rule.
     may = {c.id for c in checks if fault.name in c.may_fail_under
-           or ("*" in c.may_fail_under and c.suite == fault.server)} - must
+           or ("*" in c.may_fail_under and c.suite == fault.server and not fault.is_variant)} - must
     return frozenset(must), frozenset(may)
 
 
@@ -96,8 +125,8 @@ class FaultSet:
 
 
 def resolve(names: list[str] | tuple[str, ...]) -> FaultSet:
-    """Validate fault names given by a user; an unknown one is a usage error naming it."""
-    known = {f.name for f in catalogue()}
+    """Validate fault (and variant) names given by a user; an unknown one is a usage error naming it."""
+    known = {f.name for f in _everything(None)}
     unknown = [n for n in names if n not in known]
     if unknown:
         raise ConfigError(

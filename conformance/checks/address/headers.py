@@ -40,6 +40,22 @@ def has_pagination_headers(ex: Exchange, *, page: int, limit: int) -> None:
                expected=expected, actual=value)
 
 
+def pagination_headers(ex: Exchange, relative_path: str) -> None:
+    """Seed part 4: a 200 of a paginated operation carries X-Pagination-Page and -Limit. On a
+    collection they agree with the request (page and pageSize, defaults 1 and 20); on
+    /adressen/{nummeraanduidingIdentificatie}, which takes no paging parameters, the seed says
+    they are present, not what they say of one object: present, as integers (issue 51: a
+    server that sends Limit 1 for one address conforms)."""
+    if relative_path in PAGINATED_PATHS:
+        page, limit = requested_paging(ex)
+        has_pagination_headers(ex, page=page, limit=limit)
+        return
+    for name in ("X-Pagination-Page", "X-Pagination-Limit"):
+        value = ex.response_headers.get(name)
+        expect(value is not None, f"{name} header missing", actual=ex.summary())
+        expect(value.strip().isdigit(), f"{name} is not a non-negative integer", actual=value)
+
+
 def requested_paging(ex: Exchange) -> tuple[int, int]:
     """page and pageSize as requested, with the seed's defaults (1 and 20)."""
     query = dict(ex.query)

@@ -55,12 +55,12 @@ def address_api_version(ctx, response, case) -> None:
 
 @schemathesis.check
 def address_pagination_headers(ctx, response, case) -> None:
-    """Seed part 4: X-Pagination-Page/Limit on paginated 200s, agreeing with the request."""
+    """Seed part 4: X-Pagination-Page/Limit on paginated 200s (headers.pagination_headers)."""
     ex = _address_exchange(response, case)
-    if ex is None or ex.status != 200 or not headers.is_paginated_operation(_relative(ex, case)):
+    relative = _relative(ex, case) if ex is not None else ""
+    if ex is None or ex.status != 200 or not headers.is_paginated_operation(relative):
         return
-    page, limit = headers.requested_paging(ex)
-    headers.has_pagination_headers(ex, page=page, limit=limit)
+    headers.pagination_headers(ex, relative)
 
 
 @schemathesis.check

@@ -20,7 +20,7 @@ from conformance.mocks.address.context import DEFAULT_PAGE_SIZE, Context, HalRes
 from conformance.mocks.address.hal import Link, Paging
 from conformance.mocks.address.problems import ProblemError
 from conformance.mocks.address.repository import AddressQuery
-from conformance.mocks.faults import fault
+from conformance.mocks.faults import fault, variant
 
 _COMMON = frozenset(
     {
@@ -306,6 +306,12 @@ def zoek(ctx: Context) -> HalResult:
 _GET_ONE_PARAMS = frozenset({"expand", "inclusiefEindStatus"})
 _GET_EXTENDED_PARAMS = frozenset({"inclusiefEindStatus"})
 _ONE_PAGE = Paging(1, DEFAULT_PAGE_SIZE)  # X-Pagination-* are listed for a single address's 200 too
+# Issue 51: the headers are listed for one address's 200, their values are not.
+SINGLE_ADDRESS_PAGE_OF_ONE = variant(
+    "address.variant.single_address_page_of_one",
+    "/adressen/{id} answers X-Pagination-Page: 1 and X-Pagination-Limit: 1 (a page of the one address)",
+    allowed_by="seed part 4, Response headers: 'X-Pagination-Page, X-Pagination-Limit | 200 of ..., "
+               "/adressen/{nummeraanduidingIdentificatie}, ...' says where they are sent, not their values there")
 
 
 # The lookup of one address reads expand leniently, where the search refuses an unknown value.
@@ -326,7 +332,7 @@ def get_one(ctx: Context) -> HalResult:
     v.finish()
     eind = _with_end_status(ctx, eind)
     found = ctx.repo.get_address(num_id, inclusief_eind_status=eind)
-    paging = _ONE_PAGE
+    paging = Paging(1, 1) if ctx.on(SINGLE_ADDRESS_PAGE_OF_ONE) else _ONE_PAGE
     if found is None:
         return ctx.not_found(paging)
     chosen = expand if expand is not None and not ctx.on(F.EXPAND_IGNORED) else frozenset()

@@ -18,7 +18,7 @@ from conformance.mocks.address.hal import Link, Paging, RequestInfo
 from conformance.mocks.address.params import Query, RawParam, Readings, Validator
 from conformance.mocks.address.problems import ProblemError
 from conformance.mocks.address.repository import Repository
-from conformance.mocks.faults import Fault, FaultSet, fault
+from conformance.mocks.faults import Fault, FaultSet, fault, variant
 
 # Collection paging (seed part 4 "Shared parameters").
 DEFAULT_PAGE_SIZE = 20
@@ -27,6 +27,27 @@ MAX_PAGE_SIZE = 100
 # The text parameters of length 1 to 255 or 1 to 80 (seed part 8), whose lower bound the
 # fault empty_text_accepted drops.
 EMPTY_TEXT = frozenset({"woonplaatsNaam", "openbareRuimteNaam", "q", "zoek", "zoekresultaatIdentificatie"})
+
+
+# Dates, booleans and numbers: what the seed's rules leave open for them is what an empty or a
+# repeated value means (lists "of at least 1", texts of a least length and "exactly one
+# identification" say it).
+SCALAR_VALUES = frozenset({"geldigOp", "beschikbaarOp", "huidig", "inclusiefEindStatus", "exacteMatch", "geheleLvc",
+                           "geconstateerd", "huisnummer", "page", "pageSize"})
+# Issue 51: what the seed leaves open about a query's values, read the other way it allows.
+EMPTY_AND_REPEATED_READ = variant(
+    "address.variant.empty_and_repeated_values_read",
+    "a date, boolean or number parameter sent without a value is read as absent (geldigOp=, huidig=), and of one "
+    "sent twice the first value counts (huisnummer=12&huisnummer=2); text parameters of a least length, lists of "
+    "at least one item, identifications and expand keep their rules",
+    allowed_by="seed part 4 gives each parameter's type and rule, not what an empty or repeated value means (bag-api.md "
+               "4.3: the public API refuses an empty value, a SHOULD)")
+
+
+SERVER_ERROR_ON_EMPTY_VALUE = fault(
+    "address.server_error_on_empty_value",
+    "a date, boolean or number parameter sent without a value or sent twice (geldigOp=, huidig=, huisnummer twice) "
+    "is answered 500 serverError")
 
 
 @dataclass
@@ -59,7 +80,15 @@ class Context:
         """The known parameters; `empty_allowed`: an endpoint's own fault that lets these be empty."""
         if self.on(FP.EMPTY_TEXT_ACCEPTED):
             empty_allowed = empty_allowed | EMPTY_TEXT
-        q = Query(self.raw, known, duplicate_codes=duplicate_codes, first_wins=first_wins,
+        raw = self.raw
+        if self.on(SERVER_ERROR_ON_EMPTY_VALUE):
+            names = [p.name for p in raw if p.name in known & SCALAR_VALUES]
+            if any(not p.value for p in raw if p.name in names) or len(names) != len(set(names)):
+                raise ProblemError("serverError")
+        if self.on(EMPTY_AND_REPEATED_READ):
+            raw = [p for p in raw if p.value or p.name not in SCALAR_VALUES]
+            first_wins = first_wins | (known & SCALAR_VALUES)
+        q = Query(raw, known, duplicate_codes=duplicate_codes, first_wins=first_wins,
                   empty_allowed=empty_allowed)
         q.readings = self.readings()
         return q
