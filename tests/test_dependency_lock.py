@@ -159,3 +159,41 @@ def test_no_lodash_below_the_fixed_version_in_the_npm_lock(package: str) -> None
     assert found, f"no {package} in tools/package-lock.json: this test checks nothing any more"
     old = {path: version for path, version in found.items() if Version(version) < LODASH_FIXED}
     assert not old, f"{package} below {LODASH_FIXED} in tools/package-lock.json: {old}"
+
+
+# The pages that document installs (issue 50, item 5: the wheel, pipx, the README's Dockerfile
+# and `npm install allure@3` took lower-bounded versions without hashes).
+DOC_PAGES = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").rglob("*.md")),
+             *sorted((ROOT / "docs" / "ci").glob("*"))]
+
+
+def test_every_documented_install_takes_a_lock_with_its_hashes() -> None:
+    """A pip install shown anywhere takes the lock with --require-hashes or the harness's wheel
+    alone (--no-deps); pipx is given the lock with --require-hashes; Node packages come from
+    `npm ci` of tools/package-lock.json, and `npm install` only rewrites that lock. The
+    commands themselves run in tests/test_installed_tool.py."""
+    shown = []
+    for page in DOC_PAGES:
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+            where = f"{page.relative_to(ROOT)}:{number}: {line.strip()}"
+            if re.search(r"\bpipx install\b", line):
+                assert '--pip-args="--require-hashes -r ' in line, where
+                shown.append(where)
+            elif re.search(r"\bpip3? install\b", line):
+                assert "--require-hashes" in line or "--no-deps" in line, where
+                shown.append(where)
+            if re.search(r"\bnpm (install|i|add)\b", line):
+                assert "--package-lock-only" in line, where
+            assert not re.search(r"\bnpx |allure@\d", line), where
+    assert len(shown) >= 5, shown  # pipx's, the virtualenv's two, the Dockerfile's two
+
+
+def test_every_package_of_the_npm_lock_has_an_integrity_hash() -> None:
+    """What `npm ci` checks each package against (the lock records no download addresses: the
+    registry the machine is configured with serves them)."""
+    lock = json.loads((ROOT / "tools" / "package-lock.json").read_text(encoding="utf-8"))
+    assert lock["lockfileVersion"] >= 2
+    packages = {path: entry for path, entry in lock["packages"].items() if path and not entry.get("link")}
+    assert packages
+    for path, entry in packages.items():
+        assert re.fullmatch(r"sha512-[A-Za-z0-9+/]{86}==", entry.get("integrity", "")), path
