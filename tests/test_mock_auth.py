@@ -44,7 +44,7 @@ from conformance.auth.pki import (
 )
 from conformance.mocks.auth.app import create_app
 from conformance.mocks.auth.config import AuthMockConfig, ClientRegistration, User
-from conformance.mocks.faults import FaultSet, catalogue
+from conformance.mocks.faults import FaultSet, catalogue, variants
 from conformance.mocks.launcher import ServerThread
 
 FILING = "registry.cto.aanbieden.verzoeken"
@@ -779,6 +779,23 @@ def _token_header(name: str) -> Callable[[Env], list[Any]]:
     return probe
 
 
+def _token_start(e: Env) -> list[Any]:
+    """Each token answer's media type and first two or three bytes (a BOM, UTF-16's mark, or JSON)."""
+    error = e.client.post(TOKEN, data={"grant_type": "password"})
+    answers = [e.exchange(e.code()), e.cc(e.assertion()), error]
+    return [(r.headers.get("content-type"), r.content[:3] if r.content.startswith(b"\xef") else r.content[:2])
+            for r in answers]
+
+
+def _implicit(e: Env) -> list[Any]:
+    """response_type=token: the redirect's status, its error, and whether its fragment holds a token."""
+    response = e.client.get(AUTHORIZE, params=[("response_type", "token"), ("client_id", CONF), ("scope", FILING),
+                                               ("redirect_uri", REDIRECT), ("state", "s1")])
+    location = response.headers.get("location") or ""
+    error = parse_qs(urlsplit(location).query).get("error")
+    return [response.status_code, error[0] if error else None, "access_token=" in urlsplit(location).fragment]
+
+
 def _errors(e: Env) -> list[Any]:
     authz = e.code()
     return [_error(e.exchange(authz, secret="wrong")), _error(e.exchange(authz, verifier=rfc7636.generate_verifier())),
@@ -905,7 +922,7 @@ FAULT_TABLE: list[tuple[str, Callable[[Env], Any], Any, Any]] = [
     ("code_verifier_ignored",
      lambda e: [_o(e.exchange(e.code(), verifier=rfc7636.generate_verifier())), _o(e.exchange(e.code(), verifier=None))],
      [(400, "invalid_grant"), (400, "invalid_request")], ["ok", "ok"]),
-    ("verifier_syntax_not_checked",
+    ("variant.verifier_checked_by_hash_only",
      lambda e: [_o(e.exchange(e.code(verifier=v))) for v in ("A" * 42, "B" * 129, "C" * 40 + "+/=!")],
      [(400, "invalid_request")] * 3, ["ok"] * 3),
     ("code_reusable", _reuse, ["ok", (400, "invalid_grant")], ["ok", "ok"]),
@@ -945,6 +962,16 @@ FAULT_TABLE: list[tuple[str, Callable[[Env], Any], Any, Any]] = [
      ["application/json;charset=UTF-8"] * 3, ["application/json"] * 3),
     ("token_served_as_text", _token_header("content-type"),
      ["application/json;charset=UTF-8"] * 3, ["text/plain;charset=UTF-8"] * 3),
+    ("token_served_bom_text", _token_start,
+     [("application/json;charset=UTF-8", b'{"')] * 3, [("text/plain;charset=UTF-8", b"\xef\xbb\xbf")] * 3),
+    ("token_served_utf16", _token_start,
+     [("application/json;charset=UTF-8", b'{"')] * 3, [("text/plain;charset=UTF-16", b"\xff\xfe")] * 3),
+    ("implicit_token_in_fragment", _implicit,
+     [302, "unsupported_response_type", False], [302, None, True]),
+    ("variant.refused_token_403",
+     lambda e: [(r.status_code, r.headers.get("www-authenticate")) for r in
+                (e.call(INQUIRY_URL, None), e.call(INQUIRY_URL, "not-a-token."))],
+     [(401, 'Bearer realm="registry"'), (401, _BAD_TOKEN)], [(403, 'Bearer realm="registry"'), (403, _BAD_TOKEN)]),
     ("token_errors_not_rfc6749", _errors,
      [(401, "invalid_client"), (400, "invalid_grant"), (400, "unsupported_grant_type"), (401, "invalid_client")],
      [(400, "invalid_request")] * 4),
@@ -956,7 +983,10 @@ FAULT_TABLE: list[tuple[str, Callable[[Env], Any], Any, Any]] = [
     ("assertion_replay_race", _concurrent, [["ok", "refused"], _REFUSED], [["ok", "ok"], _REFUSED]),
     ("assertion_expired_accepted", _cc(lambda e: e.assertion(now=e.config.clock.now() - 240, lifetime_s=120)),
      _REFUSED, "ok"),
-    ("assertion_aud_with_protocol_accepted", _cc(lambda e: e.assertion(audience="https://" + AUD)), _REFUSED, "ok"),
+    ("variant.aud_token_endpoint_url",
+     lambda e: [_cc(lambda e, aud=aud: e.assertion(audience=aud))(e)
+                for aud in ("https://" + AUD, "https://" + AUD.replace(":443/", "/"))],
+     [_REFUSED] * 2, ["ok"] * 2),
     ("assertion_aud_not_checked", _cc(lambda e: e.assertion(audience="other.example:443/auth/oauth/v2/token")),
      _REFUSED, "ok"),
     ("assertion_iss_sub_not_compared", _cc(lambda e: e.assertion(overrides={"iss": "another-client"})),
@@ -1088,6 +1118,9 @@ BUNDLE_CHANGES: dict[str, set[str]] = {
     "pragma_missing": {"token_headers"},
     "token_content_type_no_charset": {"token_headers"},
     "token_served_as_text": {"token_headers"},
+    "token_served_bom_text": {"token_headers"},
+    "token_served_utf16": {"token_headers"},
+    "variant.refused_token_403": {"no_token"},
     "token_errors_not_rfc6749": {"unknown_grant"},
     "refresh_grant_unsupported": {"refresh"},
     "cc_refresh_token_issued": {"cc"},
@@ -1119,9 +1152,9 @@ def test_fault_changes_exactly_its_behaviour(make_env, faithful_bundle, name, pr
 
 def test_fault_table_covers_the_catalogue_and_the_contract():
     names = {f"auth.{row[0]}" for row in FAULT_TABLE}
-    assert names == {f.name for f in catalogue("auth")}
+    assert names == {f.name for f in catalogue("auth") + variants("auth")}
     contract = (Path(__file__).parents[1] / "docs" / "auth-design.md").read_text(encoding="utf-8")
-    in_contract = set(re.findall(r"^\| `(auth\.[a-z0-9_]+)` \|", contract, flags=re.MULTILINE))
+    in_contract = set(re.findall(r"^\| `(auth\.[a-z0-9_.]+)` \|", contract, flags=re.MULTILINE))
     # every fault of the contract's table, plus the ones the check catalogue asked for since
     assert in_contract <= names and names - in_contract <= {"auth.token_served_as_text"}
     assert all(f.description for f in catalogue("auth"))

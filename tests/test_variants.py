@@ -28,6 +28,9 @@ from conformance.paths import CHECKOUT as REPO_ROOT
 REQUIRED = {
     "address.variant.single_address_page_of_one",
     "address.variant.empty_and_repeated_values_read",
+    "auth.variant.verifier_checked_by_hash_only",
+    "auth.variant.aud_token_endpoint_url",
+    "auth.variant.refused_token_403",
 }
 SUITES = sorted({v.server for v in variants()})
 

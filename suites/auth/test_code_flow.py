@@ -168,6 +168,13 @@ _BAD_VERIFIERS = {
 }
 
 
+# Issue 51: a server that checks only the S256 comparison conforms.
+VERIFIER_SYNTAX_IS_THE_CLIENTS = (
+    "RFC 7636 4.1 states the verifier's syntax as what the client creates and 4.6 has the server compare the "
+    "transform; the seed lists the length among its limits (part 8) without saying the server refuses another: "
+    "a server that checks only the comparison conforms (variant auth.variant.verifier_checked_by_hash_only)")
+
+
 def _bad_verifier_refused(auth_flows, check_id):
     verifier = _BAD_VERIFIERS[check_id]
     # The challenge matches the bad verifier: only the syntax rule can refuse it.
@@ -175,29 +182,32 @@ def _bad_verifier_refused(auth_flows, check_id):
                       authorize={"verifier": verifier, "challenge": rfc7636.s256(verifier)})
 
 
-@check("auth.pkce.verifier_too_short_refused", MUST, "A verifier of 42 characters is refused, even with a matching challenge",
+@check("auth.pkce.verifier_too_short_refused", SHOULD, "A verifier of 42 characters is refused, even with a matching challenge",
        requirements=["AUTH-2.code-verifier", "RFC7636-4.1"],
-       proven_by=["auth.verifier_syntax_not_checked"],
+       proven_by=["auth.variant.verifier_checked_by_hash_only"],
        sends=["refused"],
-       feature="part 2 / authorization code + PKCE")
+       feature="part 2 / authorization code + PKCE",
+       downgrade_reason=VERIFIER_SYNTAX_IS_THE_CLIENTS)
 def test_verifier_too_short_refused(auth_flows):
     _bad_verifier_refused(auth_flows, "auth.pkce.verifier_too_short_refused")
 
 
-@check("auth.pkce.verifier_too_long_refused", MUST, "A verifier of 129 characters is refused, even with a matching challenge",
+@check("auth.pkce.verifier_too_long_refused", SHOULD, "A verifier of 129 characters is refused, even with a matching challenge",
        requirements=["AUTH-2.code-verifier", "RFC7636-4.1"],
-       proven_by=["auth.verifier_syntax_not_checked"],
+       proven_by=["auth.variant.verifier_checked_by_hash_only"],
        sends=["refused"],
-       feature="part 2 / authorization code + PKCE")
+       feature="part 2 / authorization code + PKCE",
+       downgrade_reason=VERIFIER_SYNTAX_IS_THE_CLIENTS)
 def test_verifier_too_long_refused(auth_flows):
     _bad_verifier_refused(auth_flows, "auth.pkce.verifier_too_long_refused")
 
 
-@check("auth.pkce.verifier_bad_characters_refused", MUST, "A verifier with characters outside A-Z a-z 0-9 - . _ ~ is refused, even with a matching challenge",
+@check("auth.pkce.verifier_bad_characters_refused", SHOULD, "A verifier with characters outside A-Z a-z 0-9 - . _ ~ is refused, even with a matching challenge",
        requirements=["AUTH-2.code-verifier", "RFC7636-4.1"],
-       proven_by=["auth.verifier_syntax_not_checked"],
+       proven_by=["auth.variant.verifier_checked_by_hash_only"],
        sends=["refused"],
-       feature="part 2 / authorization code + PKCE")
+       feature="part 2 / authorization code + PKCE",
+       downgrade_reason=VERIFIER_SYNTAX_IS_THE_CLIENTS)
 def test_verifier_bad_characters_refused(auth_flows):
     _bad_verifier_refused(auth_flows, "auth.pkce.verifier_bad_characters_refused")
 

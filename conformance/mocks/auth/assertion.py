@@ -47,8 +47,16 @@ from conformance.mocks.auth.certificates import (
 from conformance.mocks.auth.config import AuthMockConfig, ClientRegistration
 from conformance.mocks.auth.forms import finite_number
 from conformance.mocks.auth.jwks import JwksCache, JwksError
-from conformance.mocks.faults import Fault, FaultSet, fault
+from conformance.mocks.faults import Fault, FaultSet, fault, variant
 
+# Issue 51: the seed gives the form the client sends; RFC 7523 lets the server take its token
+# endpoint's URL as its identity too.
+AUD_TOKEN_ENDPOINT_URL = variant(
+    "auth.variant.aud_token_endpoint_url",
+    "besides the seed's form, aud as the token endpoint's URL is accepted: https://{auth_host}:443/auth/oauth/v2/token "
+    "and https://{auth_host}/auth/oauth/v2/token",
+    allowed_by="RFC 7523 3: 'the token endpoint URL of the authorization server MAY be used as a value for an \"aud\" "
+               "element to identify the authorization server as an intended audience of the JWT'")
 NOT_BEFORE_NOT_CHECKED = fault(
     "auth.assertion_not_before_not_checked",
     "only notAfter of the x5c certificates is judged (the chain still is): a certificate not yet valid is accepted")
@@ -362,8 +370,8 @@ class AssertionValidator:
         if self.faults.on("auth.seed_aud_refused"):  # the fault: only the URL form is known
             match = _AUDIENCE.fullmatch(seed)
             return {f"https://{match['host']}{match['path']}" if match else f"https://{seed}"}
-        if self.faults.on("auth.assertion_aud_with_protocol_accepted"):
-            return {seed, f"https://{seed}"}
+        if self.faults.on(AUD_TOKEN_ENDPOINT_URL.name):
+            return {seed, f"https://{seed}", f"https://{seed.replace(':443/', '/', 1)}"}
         return {seed}
 
     def _remember(self, claims: dict[str, Any], now: float) -> None:

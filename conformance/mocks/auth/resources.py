@@ -15,13 +15,23 @@ from starlette.responses import Response
 
 from conformance.mocks.auth.config import FILING_SCOPE, INQUIRY_SCOPE
 from conformance.mocks.auth.state import AuthMock
-from conformance.mocks.faults import fault
+from conformance.mocks.faults import fault, variant
 
 # Declared beside what it changes (CONTRIBUTING.md); the older faults are in faults.py.
 INSUFFICIENT_SCOPE_AS_401 = fault(
     "auth.insufficient_scope_as_401",
     'a valid token without the API\'s scope is answered 401 error="invalid_token", not 403 insufficient_scope '
     "(still refused)")
+
+# Issue 51: RFC 6750 3.1 advises 401 for a refused token (SHOULD); a 403 with the same Bearer
+# challenge is allowed.
+REFUSED_TOKEN_403 = variant(
+    "auth.variant.refused_token_403",
+    "a request without a token, or with a token that is not valid, is refused with 403 (the Bearer challenge and "
+    "its error code as before)",
+    allowed_by="RFC 6750 3.1: invalid_token 'The resource SHOULD respond with the HTTP 401 (Unauthorized) status "
+               "code'; RFC 6750 3: the WWW-Authenticate field MUST be sent 'if the protected resource request does not "
+               "include authentication credentials or does not contain an access token that enables access'")
 
 REALM = 'Bearer realm="registry"'
 EARLY_ACCESS_DEATH_S = 1800  # under auth.access_token_dies_early: half the stated 3600 s
@@ -117,6 +127,8 @@ def _protected(mock: AuthMock, request: Request, scope: str,
 
 def _error(mock: AuthMock, status: int, params: str | None, headers: dict[str, str] | None = None) -> Response:
     headers = dict(headers or {})
+    if status == 401 and mock.on(REFUSED_TOKEN_403.name):
+        status = 403  # the challenge is sent all the same (below)
     if status == 401 and mock.on("auth.www_authenticate_no_error"):
         params = None  # the fault: a bare challenge, whatever was wrong with the token
     if status != 405 and not (status == 401 and mock.on("auth.www_authenticate_missing")):

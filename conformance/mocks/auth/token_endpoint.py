@@ -23,7 +23,7 @@ from conformance.mocks.auth.config import ClientRegistration
 from conformance.mocks.auth.forms import FormError, Params, form_params, safe_text
 from conformance.mocks.auth.state import AuthMock
 from conformance.mocks.auth.tokens import CodeGrant, Issued
-from conformance.mocks.faults import fault
+from conformance.mocks.faults import fault, variant
 
 # The refresh grant's faults of issue 42, declared beside what they change (CONTRIBUTING.md);
 # the older ones are in faults.py.
@@ -52,6 +52,15 @@ TOKEN_BOM_TEXT = fault(
 TOKEN_UTF16 = fault(
     "auth.token_served_utf16",
     "token responses are UTF-16 (with its byte order mark), labelled text/plain;charset=UTF-16")
+
+# Issue 51: the server's side of PKCE is the comparison (RFC 7636 4.6); the verifier's syntax
+# is the client's duty (4.1).
+VERIFIER_BY_HASH_ONLY = variant(
+    "auth.variant.verifier_checked_by_hash_only",
+    "a verifier of the wrong length or with characters outside the unreserved set is accepted when it hashes to "
+    "the challenge (the server checks only the S256 comparison)",
+    allowed_by="RFC 7636 4.6: the server verifies by calculating the code challenge from the received verifier and "
+               "comparing it; 4.1 states the verifier's syntax as what the client creates")
 
 JSON_UTF8 = "application/json;charset=UTF-8"
 # Under the faults auth.code_dies_early and auth.refresh_dies_early: a life shorter than
@@ -231,7 +240,7 @@ def _check_verifier(mock: AuthMock, grant: CodeGrant, verifier: str | None) -> N
         if mock.on("auth.code_verifier_ignored") or mock.on("auth.pkce_not_required"):
             return
         raise TokenError("invalid_request", "code_verifier is missing")
-    if not rfc7636.is_valid_verifier(verifier) and not mock.on("auth.verifier_syntax_not_checked"):
+    if not rfc7636.is_valid_verifier(verifier) and not mock.on(VERIFIER_BY_HASH_ONLY.name):
         raise TokenError("invalid_request", "code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~")
     if mock.on("auth.code_verifier_ignored"):
         return
