@@ -10,7 +10,13 @@ server's answer (redacted: the exchanges go through the run's bounded, redacting
 * address API: each key of services.address.secrets (api_key, restricted_api_key,
   limited_api_key, quota_api_key), one GET each; refused: 401 (the seed's code
   `authentication`). Any other answer, 403 included (a restricted key is known but lacks
-  rights), shows the key was accepted.
+  rights), shows the key was accepted. The main key (api_key) must also have the rights of
+  the operations the run calls: a valid request of each kind the profile's samples allow
+  (the two searches, and the lookups of one address, one extended address and one
+  addressable object), and a 403 to any of them (the seed's code `autorisation`) is a
+  configuration error naming services.address.secrets.api_key: every check would be
+  refused for want of rights, most likely because the restricted key was configured as the
+  main one (issue 51).
 * authorization server: the confidential client's secret (a code exchange with a code that
   does not exist: a server that knows the client says `invalid_grant`, one that does not
   accept its secret says `invalid_client`, RFC 6749 5.2) and the client-credentials key (a
@@ -109,9 +115,42 @@ def _address(profile: Profile, service: AddressService, base_url: str, secret_va
                 refused.append(Refusal("address API", _named(f"the {name.replace('_', ' ').replace('api key', 'API key')}",
                                                              f"services.address.secrets.{name}", env_var),
                                        _address_answer(ex)))
+            elif name == "api_key":
+                refused += _main_key_rights(api, service, env_var, (path, params), ex, say)
     finally:
         api.close()
     return refused
+
+
+def _main_key_rights(api: Any, service: AddressService, env_var: str, sent: tuple[str, Any], first: Exchange,
+                     say: Callable[[str], None]) -> list[Refusal]:
+    """The main key's rights: the first answer (already had), then the other operations the
+    samples allow, each a valid request; stopped at the first 403 or an answer that shows
+    nothing. One Refusal naming the key and the operations refused, or none."""
+    from conformance.samples.session import BASE_PROBES
+
+    requests = [(path, list(params.items())) for path, params in BASE_PROBES]
+    for sample, template in (("nummeraanduiding", "/adressen/{}"), ("nummeraanduiding", "/adressenuitgebreid/{}"),
+                             ("verblijfsobject", "/adresseerbareobjecten/{}")):
+        if service.samples.get(sample):
+            requests.append((template.format(service.samples[sample]), None))
+    answers = [first]
+    for path, params in requests:
+        if answers[-1].status == 403:
+            break
+        if (path, params) == sent:
+            continue
+        ex = _shown(lambda path=path, params=params: api.get(path, params=params), "address API api_key", say)
+        if ex is None:
+            break
+        answers.append(ex)
+    forbidden = [ex for ex in answers if ex.status == 403]
+    if not forbidden:
+        return []
+    what = _named("the main API key", "services.address.secrets.api_key", env_var,
+                  "it lacks the rights of operations the run calls, so every check of them would be refused for "
+                  "that: was the restricted key (restricted_api_key) configured as the main one?")
+    return [Refusal("address API", what, "; ".join(_address_answer(ex) for ex in forbidden))]
 
 
 def _auth(profile: Profile, service: AuthService, secret_values: dict[str, str], run: Run,

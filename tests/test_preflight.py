@@ -70,6 +70,17 @@ def test_a_wrong_restricted_key_is_named_too(deployment, tmp_path: Path) -> None
     assert "services.address.secrets.api_key " not in result.stderr  # the right key is not blamed
 
 
+def test_the_restricted_key_as_the_main_key_is_exit_2_naming_the_main_key(deployment, tmp_path: Path) -> None:
+    # Issue 51: it was DOES NOT CONFORM against a conforming server (20 MUST checks failed, 56
+    # blocked); the main key must have the rights of the operations the run calls.
+    profile, secrets = deployment
+    restricted = secrets["CONFORMANCE_MOCK_RESTRICTED_API_KEY"]
+    result = run(profile, {**secrets, "CONFORMANCE_MOCK_API_KEY": restricted}, tmp_path / "r", "--suite", "address")
+    assert_config_error(result, tmp_path / "r", "services.address.secrets.api_key", "CONFORMANCE_MOCK_API_KEY")
+    assert "403 autorisation" in result.stderr and "restricted_api_key" in result.stderr
+    assert restricted not in result.stdout + result.stderr
+
+
 def test_a_wrong_client_secret_is_exit_2_naming_the_key_and_its_variable(deployment, tmp_path: Path) -> None:
     profile, secrets = deployment
     result = run(profile, {**secrets, "CONFORMANCE_MOCK_CLIENT_SECRET": WRONG}, tmp_path / "r", "--suite", "auth",

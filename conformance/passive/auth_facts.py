@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote_plus, urlsplit
 
 from conformance.http.exchange import Exchange, parse_json
 from conformance.http.redaction import MASK
@@ -67,6 +67,24 @@ def _moment(ex: Exchange) -> float | None:
         return None
 
 
+def _basic_client(value: str | None) -> str | None:
+    """The client_id of HTTP Basic client authentication (RFC 6749 2.3.1: form-encoded, then
+    RFC 7617); MASK when a capture masked the header; None without one."""
+    if value is None:
+        return None
+    if MASK in value:
+        return MASK
+    scheme, _, credentials = value.strip().partition(" ")
+    if scheme.lower() != "basic":
+        return None
+    try:
+        decoded = base64.b64decode(credentials.strip(), validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    user, colon, _password = decoded.partition(":")
+    return unquote_plus(user) if colon and user else None
+
+
 def classify(raw: Exchange) -> tuple[str, dict[str, Any]] | None:
     """(kind, facts) of an exchange of the authorization server or its resource servers."""
     path = urlsplit(raw.url).path
@@ -83,10 +101,19 @@ def classify(raw: Exchange) -> tuple[str, dict[str, Any]] | None:
         # what they would have shown is not observed, never judged on the mask.
         form = {k: v for k, v in sent.items() if MASK not in v}
         facts["masked"] = sorted(k for k, v in sent.items() if MASK in v)
+        # RFC 6749 2.3.1: a client with a password may authenticate with HTTP Basic instead of
+        # client_id and client_secret in the body (every server MUST support it; the body is
+        # "NOT RECOMMENDED"): the credentials sent in the header count as sent.
+        by_header = _basic_client(raw.request_headers.get("authorization"))
+        if by_header == MASK:  # the capture masked the header: what it carried is not observed
+            facts["masked"] = sorted({*facts["masked"], "client_id", "client_secret"})
         facts |= {"grant_type": form.get("grant_type"), "content_type": raw.request_headers.get("content-type"),
-                  "scope": form.get("scope"), "client_id": form.get("client_id"),
-                  "verifier_sent": "code_verifier" in sent,
-                  "sent": sorted(k for k, v in sent.items() if v)}  # the parameters' names, never their values
+                  "scope": form.get("scope"), "client_id": form.get("client_id") or (
+                      by_header if by_header not in (None, MASK) else None),
+                  "verifier_sent": "code_verifier" in sent, "client_auth": "basic" if by_header else "body",
+                  # the parameters' names, never their values
+                  "sent": sorted({*(k for k, v in sent.items() if v),
+                                  *(("client_id", "client_secret") if by_header not in (None, MASK) else ())})}
         if "code" in form:
             facts["code"] = digest(form["code"])
         if "code_verifier" in form:

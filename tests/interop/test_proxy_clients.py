@@ -227,6 +227,29 @@ def test_a_conforming_session_passes(session: ProxySession, tmp_path: Path) -> N
     assert code == 0, "\n".join(session.seen)[-3000:]
 
 
+def test_a_confidential_client_with_authlibs_defaults_is_no_violation(session: ProxySession) -> None:
+    """Issue 51: Authlib's confidential client as it comes authenticates with HTTP Basic (RFC 6749
+    2.3.1: every server MUST support it; the body is NOT RECOMMENDED), for the code exchange and
+    the refresh: no client check may fail it for that."""
+    auth = session.listeners["auth"]
+    client = OAuth2Client(client_id="filing-confidential", client_secret=PLANTED["CONFORMANCE_MOCK_CLIENT_SECRET"],
+                          redirect_uri=CALLBACK, scope=FILING_SCOPE, code_challenge_method="S256", trust_env=False)
+    assert client.token_endpoint_auth_method == "client_secret_basic"  # the library's default, untouched
+    verifier = generate_token(64)
+    browser = BrowserFlow()
+    callback = browser.finish(browser.start(authorize_url(client, auth, verifier)))
+    tokens = redeem(client, auth, callback, verifier)
+    refreshed = client.refresh_token(f"{auth}/auth/oauth/v2/token", refresh_token=tokens["refresh_token"])
+    assert refreshed["access_token"]
+    code, summary = session.summary()
+    got = client_outcomes(summary)
+    assert got["client.auth.token_request_body"] == "passed", got
+    assert got["client.auth.client_secret_by_kind"] == "passed", got
+    failed = {check for check, outcome in got.items() if outcome == "failed"}
+    assert not failed, failed
+    assert code == 0, "\n".join(session.seen)[-3000:]
+
+
 def test_each_client_violation_fails_its_check(session: ProxySession, tmp_path: Path) -> None:
     address, soap, auth = (session.listeners[name] for name in ("address", "soap", "auth"))
     key = {"X-Api-Key": PLANTED["CONFORMANCE_MOCK_API_KEY"]}
