@@ -90,7 +90,8 @@ def decide(check: Check, test_id: str, report: pytest.TestReport, call: pytest.C
         entry.outcome = "failed" if is_finding else "error"
         entry.unreachable = excinfo is not None and excinfo.errisinstance(UnreachableError)
         entry.reason = _failure_reason(excinfo) if excinfo else _full(report.longreprtext)
-        entry.cause = getattr(excinfo.value, "cause", None) if excinfo else None
+        entry.cause = (getattr(excinfo.value, "cause", None) or shared_cause(excinfo.value)) if excinfo else None
+        entry.direct = excinfo is not None and isinstance(excinfo.value, Finding)
         if is_finding:  # a finding is the environment's, not the harness's: its reason, no traceback
             report.longrepr = f"{check.severity} {check.id} [{', '.join(check.requirements)}]: {entry.reason}"
             if excinfo is not None and not isinstance(excinfo.value, AssertionError):  # a group of findings
@@ -167,6 +168,28 @@ def _is_finding(exc: BaseException) -> bool:
         return any(isinstance(e, AssertionError) for e in flat) and \
             all(isinstance(e, AssertionError | NotJudged | NotApplicable | Blocked) for e in flat)
     return isinstance(exc, AssertionError)
+
+
+def shared_cause(exc: BaseException) -> str | None:
+    """What every finding of a failure states alike, or None when they state different things:
+    a finding's `cause`, else its message -- one rule's finding reads the same wherever it is
+    raised (its own test, the rule over every exchange, a custom check of contract fuzzing:
+    schemathesis keeps the finding as the failure's `exception`); a schemathesis failure of its
+    own, its title. Cases the run did not judge (NotJudged, Blocked) are left aside."""
+    from conformance.checks.address.contract_split import built_in_statement
+
+    stated: set[str] = set()
+    for leaf in _flatten(exc):
+        if isinstance(leaf, NotJudged | NotApplicable | Blocked):
+            continue
+        inner = getattr(leaf, "exception", None)
+        leaf = inner if isinstance(inner, Finding) else leaf
+        if isinstance(leaf, Finding):
+            stated.add(leaf.cause or leaf.message)
+        else:  # schemathesis's own check: in the words of the harness's rule of that property, or its title
+            stated.update(built_in_statement(leaf)
+                          or {str(getattr(leaf, "title", "") or (str(leaf).splitlines() or [type(leaf).__name__])[0])})
+    return stated.pop() if len(stated) == 1 else None
 
 
 def _only(exc: BaseException, kind: type[BaseException]) -> bool:

@@ -101,9 +101,23 @@ def test_a_requirement_missing_from_the_catalogue_is_still_shown() -> None:
 
 def test_totals_count_verdicts_and_gaps_per_api() -> None:
     counts = totals(build_matrix(SUMMARY, CATALOGUE, CHECKS))
-    assert counts["all"] == {"requirements": 11, "failed": 2, "warning": 1, "blocked": 1, "waived": 0, "not judged": 0,
-                             "passed": 2, "observed": 1, "not tested": 4, "gaps": 1}
+    assert counts["all"] == {"requirements": 11, "failed": 2, "failed in consequence": 0, "warning": 1, "blocked": 1,
+                             "waived": 0, "not judged": 0, "passed": 2, "observed": 1, "not tested": 4, "gaps": 1}
     assert counts["auth"]["not tested"] == 1 and counts["auth"]["requirements"] == 1
+
+
+def test_a_requirement_failed_only_through_another_rules_root_cause_is_failed_in_consequence() -> None:
+    # Issue 51: a server without api-version fails the header rule and, through it, contract
+    # fuzzing's checks of other requirements; only the header's requirement is broken.
+    summary = {**SUMMARY, "checks": [*SUMMARY["checks"],
+                                     entry("a.pipe", ["R-pass"], "MUST", "failed", reason="api-version header missing")],
+               "root_causes": [{"cause": "api-version header missing", "words": "api-version header missing on 9 of 9 "
+                                "answers", "checks": ["a.fail", "a.pipe"], "breaks": ["a.fail"],
+                                "in_consequence": ["a.pipe"], "outcomes": ["failed"], "must": 2, "must_failed": 2,
+                                "test_cases": ["a", "b"]}]}
+    rows = {r["id"]: r for r in build_matrix(summary, CATALOGUE, CHECKS)}
+    assert rows["R-pass"]["verdict"] == "failed in consequence"
+    assert "in consequence of api-version header missing on 9 of 9 answers" in rows["R-pass"]["reason"]
 
 
 def test_markdown_groups_by_api_and_source_with_totals_first() -> None:
@@ -112,7 +126,7 @@ def test_markdown_groups_by_api_and_source_with_totals_first() -> None:
     md = render_markdown(summary, build_matrix(summary, CATALOGUE, CHECKS))
     lines = md.splitlines()
     title = "## Address API (specification 000)"
-    assert lines.index("| **all** | 11 | 2 | 1 | 1 | 0 | 0 | 2 | 1 | 4 | 1 |") < lines.index(title)
+    assert lines.index("| **all** | 11 | 2 | 0 | 1 | 1 | 0 | 0 | 2 | 1 | 4 | 1 |") < lines.index(title)
     assert lines.index(title) < lines.index("### seed 000 part 4 (Endpoints)")
     assert "## Authorization server (specification 001, part a)" in lines
     row = next(line for line in lines if line.startswith("| `R-pass`"))

@@ -31,8 +31,11 @@ def judge_each(items: Iterable[T], rule: Callable[[T], None], *, label: Callable
         evidence([item for item, _ in broken])
         first = broken[0][1]
         lines = "; ".join(f"{label(item)}: {finding.message}" for item, finding in broken[:SHOWN])
+        # One defect on many exchanges is one cause: what every broken one states alike.
+        stated = {finding.cause or finding.message for _, finding in broken}
         raise Finding(f"{len(broken)} of {seen} observed {what} break the rule: {lines}",
-                      expected=first.expected, actual=first.actual)
+                      expected=first.expected, actual=first.actual,
+                      cause=stated.pop() if len(stated) == 1 else None)
     return seen
 
 

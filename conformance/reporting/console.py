@@ -32,11 +32,17 @@ def verdict_lines(summary: dict[str, Any], report_dir: Path) -> list[str]:
     causes = summary.get("root_causes", [])
     grouped = {check for cause in causes for check in cause["checks"]}
     if causes:
-        lines.append(f"root causes ({len(causes)}; each took down several checks):")
+        lines.append(f"root causes ({len(causes)}; one defect each, however many checks it took down):")
         for cause in causes:
-            names = ", ".join(cause["checks"][:4]) + (f", … ({len(cause['checks'])} in all)" if len(cause["checks"]) > 4 else "")
-            lines.append(f"  CAUSE {'/'.join(cause['outcomes'])} x{len(cause['checks'])}: {_short(cause['cause'])}")
-            lines.append(f"        {names}")
+            breaks = cause.get("breaks") or cause["checks"]
+            tests = len(cause.get("test_cases") or ())
+            lines.append(f"  CAUSE {'/'.join(cause['outcomes'])} x{len(cause['checks'])}"
+                         + (f" ({tests} test cases)" if tests else "") + f": {_short(cause.get('words') or cause['cause'])}")
+            names = ", ".join(breaks[:4]) + (f", … ({len(breaks)} in all)" if len(breaks) > 4 else "")
+            lines.append(f"        {'breaks' if cause.get('breaks') else 'checks'}: {names}")
+            if cause.get("in_consequence"):
+                lines.append(f"        fails in consequence: {len(cause['in_consequence'])} more "
+                             f"({', '.join(cause['in_consequence'][:3])}{', …' if len(cause['in_consequence']) > 3 else ''})")
     for entry in summary["checks"]:
         outcome = entry["outcome"]
         if outcome not in ("failed", "error", "blocked") or entry["check"] in grouped:

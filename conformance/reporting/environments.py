@@ -47,7 +47,7 @@ MARKDOWN_FILE = "environments.md"
 HTML_FILE = "environments.html"
 # Worst first: which environment's exit code the command returns.
 EXIT_RANK = (ExitCode.MUST_FAILED, ExitCode.UNREACHABLE, ExitCode.COULD_NOT_JUDGE, ExitCode.OK)
-_BAD_VERDICTS = ("failed", "warning", "blocked")
+_BAD_VERDICTS = ("failed", "failed in consequence", "warning", "blocked")
 _SHORT_API = {"address": "address API", "auth": "authorization server", "soap": "SOAP message service"}
 
 
@@ -214,7 +214,7 @@ def render_markdown(table: Table) -> str:
     return "\n".join(lines) + "\n"
 
 
-_COLOURS = {"failed": "#f8c4c4", "warning": "#ffe3a3", "blocked": "#e3d2ff", "waived": "#eedcc8",
+_COLOURS = {"failed": "#f8c4c4", "failed in consequence": "#fbe0e0", "warning": "#ffe3a3", "blocked": "#e3d2ff", "waived": "#eedcc8",
             "not judged": "#f3ecd9", "passed": "#cdeccd",
             "observed": "#d3e6fa", "not tested": "#eeeeee"}
 _EXIT_COLOURS = {ExitCode.OK: "#cdeccd", ExitCode.MUST_FAILED: "#f8c4c4", ExitCode.UNREACHABLE: "#ffe3a3",

@@ -5,7 +5,9 @@ including those no check verifies (gaps) and those a run could not test (skipped
 run). This module joins summary.json with the requirement catalogue and writes matrix.json
 and matrix.md next to summary.json.
 
-Verdicts: failed (a MUST check failed), warning (a SHOULD check did), blocked (a MUST check
+Verdicts: failed (a MUST check failed), failed in consequence (a MUST check failed only
+through a root cause that breaks another requirement: summary.json `root_causes`, their
+`in_consequence`), warning (a SHOULD check did), blocked (a MUST check
 could not judge: a precondition failed or the check broke), waived (a check failed, and a
 waiver of the run accepts it: conformance/reporting/waivers.py), not judged (a MUST check's
 rule applies but the run lacked material, budget or a safety switch forbade it; or no other
@@ -25,7 +27,8 @@ from conformance.reporting import coverage
 from conformance.reporting.summary import BLOCKED_OR_BROKEN, RANK
 from conformance.requirements import Requirement, checks_index, load_requirements
 
-VERDICTS = ("failed", "warning", "blocked", "waived", "not judged", "passed", "observed", "not tested")
+VERDICTS = ("failed", "failed in consequence", "warning", "blocked", "waived", "not judged", "passed", "observed",
+            "not tested")
 API_TITLES = {
     "address": "Address API (specification 000)",
     "auth": "Authorization server (specification 001, part a)",
@@ -51,6 +54,10 @@ def build_matrix(
     requirements = load_requirements() if requirements is None else requirements
     registered = checks_index() if checks is None else checks
     ran = checks_by_id(summary.get("checks", []))
+    for cause in summary.get("root_causes") or []:  # one defect, one finding: what it takes down besides its rule
+        for check in cause.get("in_consequence", []):
+            if check in ran:
+                ran[check].setdefault("consequence_of", cause.get("words") or cause["cause"])
     suites_run = {c["suite"] for c in ran.values()}
     passive = summary.get("mode") == "passive"
     per_requirement: dict[str, dict[str, dict[str, Any]]] = {}
@@ -113,8 +120,14 @@ def _verdict(checks: list[dict[str, Any]], suites_run: set[str], passive: bool =
     failing = [c for c in checks if c["outcome"] == "failed"]
     for severity, verdict in (("MUST", "failed"), ("SHOULD", "warning")):
         hits = [c for c in failing if c["severity"] == severity]
+        own = [c for c in hits if not c.get("consequence_of")]
+        if own:
+            return verdict, "; ".join(f"{c['check']}: {c['reason'] or c['outcome']}" for c in own)
+        if hits and severity == "MUST":
+            return "failed in consequence", "; ".join(f"{c['check']}: in consequence of {c['consequence_of']}"
+                                                      for c in hits)
         if hits:
-            return verdict, "; ".join(f"{c['check']}: {c['reason'] or c['outcome']}" for c in hits)
+            return verdict, "; ".join(f"{c['check']}: in consequence of {c['consequence_of']}" for c in hits)
     not_judged = [c for c in checks if c["outcome"] in BLOCKED_OR_BROKEN and c["severity"] == "MUST"]
     if not_judged:
         return "blocked", "; ".join(f"{c['check']} {c['outcome']}: {c['reason']}" for c in not_judged)
@@ -216,10 +229,11 @@ def render_markdown(summary: dict[str, Any], rows: list[dict[str, Any]]) -> str:
 
 
 def _md_verdict(verdict: str) -> str:
-    return f"**{verdict}**" if verdict in ("failed", "warning", "blocked", "not judged") else verdict
+    return f"**{verdict}**" if verdict in ("failed", "failed in consequence", "warning", "blocked", "not judged") \
+        else verdict
 
 
-_COLOURS = {"failed": "#fdd", "warning": "#ffe9b3", "blocked": "#e8d9ff", "waived": "#f3e6d8", "not judged": "#f3ecd9",
+_COLOURS = {"failed": "#fdd", "failed in consequence": "#fee", "warning": "#ffe9b3", "blocked": "#e8d9ff", "waived": "#f3e6d8", "not judged": "#f3ecd9",
             "passed": "#dfd", "observed": "#def", "not tested": "#eee"}
 
 

@@ -26,6 +26,7 @@ one rule, run as one or more test cases); `verdict` keeps the exit code's name f
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -62,6 +63,9 @@ class Entry:
     duration_s: float = 0.0
     # What went wrong, stated the same for every check it took down: the key of root_causes.
     cause: str | None = None
+    # The failure states its cause itself (the rule the cause breaks), rather than in a group
+    # of findings of a wider check (contract fuzzing) that fails in consequence.
+    direct: bool = False
     # Reported by a subtest (one operation of a generated test), not by the test itself.
     subtest: bool = False
     # Not run to its end because the run stopped (its deadline, a signal) or its service's
@@ -140,25 +144,38 @@ class Summary:
         return [e for e in self.entries if e.severity == "MUST" and e.outcome in BLOCKED_OR_BROKEN]
 
     def root_causes(self) -> list[dict[str, Any]]:
-        """Each cause that took down two or more checks, once, with the checks.
+        """Each cause that took down two or more test cases, once: one defect, one finding.
 
-        The cause is what a check stated (Blocked/Finding `cause`), else its reason: a
-        fixture that failed, or one failing request, reads the same for every test it
-        broke. Largest first."""
+        The cause is what a check stated (Blocked/Finding `cause`; a finding's message, the
+        same wherever one rule's finding is raised: run_outcomes.shared_cause), else its
+        reason: a fixture that failed, or one failing request, reads the same for every test
+        it broke. `words`: the cause with how far it reaches, where a rule over every exchange
+        counted it ("api-version header missing on 2,412 of 2,412 answers"); `breaks`: the
+        checks that state it themselves (the rules it breaks); `in_consequence`: those that
+        fail only through it (contract fuzzing judging every answer with that rule too);
+        `test_cases`: every test case it explains. Largest first."""
         groups: dict[str, list[Entry]] = {}
+        failing: dict[str, list[Entry]] = {}
         for e in self.entries:
             if e.outcome in ("failed", "blocked", "error"):
+                failing.setdefault(e.check, []).append(e)
                 key = e.cause or e.reason
                 if key:
                     groups.setdefault(key, []).append(e)
         causes = []
         for key, entries in groups.items():
-            checks = sorted({e.check for e in entries})
-            if len(checks) < 2:
+            tests = sorted({e.test for e in entries})
+            if len(tests) < 2:
                 continue
+            checks = sorted({e.check for e in entries})
+            breaks = sorted({e.check for e in entries if e.direct})
+            consequences = [c for c in checks if c not in breaks
+                            and all((e.cause or e.reason) == key and not e.direct for e in failing[c])]
             outcomes = sorted({e.outcome for e in entries})
-            causes.append({"cause": key, "checks": checks, "outcomes": outcomes,
-                           "must": sum(1 for e in entries if e.severity == "MUST")})
+            causes.append({"cause": key, "words": _in_words(key, entries), "checks": checks, "outcomes": outcomes,
+                           "breaks": breaks, "in_consequence": consequences, "test_cases": tests,
+                           "must": sum(1 for e in entries if e.severity == "MUST"),
+                           "must_failed": len({e.check for e in entries if e.severity == "MUST" and e.outcome == "failed"})})
         return sorted(causes, key=lambda c: (-len(c["checks"]), c["cause"]))
 
     def by_requirement(self) -> dict[str, dict[str, Any]]:
@@ -378,7 +395,12 @@ def verdict_numbers(summary: dict[str, Any]) -> str:
 
     parts = []
     if failed:
-        parts.append(n(failed, "MUST check failed"))
+        # One defect, one finding: the failures' root causes, named (the report's title, the
+        # console's verdict line and summary.json's say what to fix first).
+        causes = [c for c in summary.get("root_causes") or [] if c.get("must_failed")]
+        named = "; ".join(c.get("words") or c["cause"] for c in causes[:2]) + ("; …" if len(causes) > 2 else "")
+        parts.append(n(failed, "MUST check failed") + (
+            f" ({len(causes)} root cause{'s' * (len(causes) != 1)}: {named})" if causes else ""))
     if unjudged:
         parts.append(n(unjudged, "MUST check blocked (not judged)"))
     if not parts:
@@ -415,6 +437,19 @@ def verdict_reason_words(summary: dict[str, Any]) -> str:
     if summary.get("checks") and line not in reason:
         reason = f"{reason}; {line}" if reason else line
     return reason
+
+
+_EXTENT = re.compile(r"^(\d+) of (\d+) observed (.+?) break the rule")
+
+
+def _in_words(cause: str, entries: list[Entry]) -> str:
+    """The cause, with how far it reaches where a rule over every exchange counted it."""
+    for e in entries:
+        found = _EXTENT.match(e.reason or "")
+        if found:
+            broken, seen, what = int(found.group(1)), int(found.group(2)), found.group(3)
+            return f"{cause} on {broken:,} of {seen:,} {what}"
+    return cause
 
 
 def verdict_line(summary: dict[str, Any]) -> str:

@@ -7,6 +7,7 @@ waivers file (profile key `[run] waivers`, or `conformance run --waivers FILE`) 
     [[waiver]]
     check = "address.pagination.page_size_max"   # a check id, or a pattern ("address.pagination.*")
     case = "*page-2*"                            # optional: the test case's parameters (the [...] of its id)
+    cause = "api-version header missing"         # optional: only failures of this root cause (summary.json)
     reason = "pages hold at most 50; accepted by the register"
     reference = "REG-1234"                       # optional: the ticket
     until = 2027-03-31                           # the last day it waives
@@ -16,7 +17,9 @@ waived"): no MUST failure for the exit code, shown with its reason, reference an
 the console, summary.json, matrix.md and the Allure report. A waiver past its date waives
 nothing and says so (a warning); one whose check ran and no longer fails is "no longer
 needed" (a warning). A file that cannot be read or is malformed is exit 2 naming the file
-and the key. `conformance waive` writes a starting file from a run's failures.
+and the key. `conformance waive` writes a starting file from a run's failures: one waiver per
+root cause (check "*" and its `cause`: one defect is one waiver, however many checks it took
+down), and one per failed test case of no root cause.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from typing import Any
 from conformance.errors import ConfigError
 
 WAIVED = "waived"
-_KEYS = ("check", "case", "reason", "reference", "until")
+_KEYS = ("check", "case", "cause", "reason", "reference", "until")
 _PASSING = ("passed", "observation")
 
 
@@ -43,19 +46,21 @@ class Waiver:
     until: date
     reference: str = ""
     case: str = ""
+    cause: str = ""
 
     def label(self) -> str:
         ref = f", {self.reference}" if self.reference else ""
         case = f" [{self.case}]" if self.case else ""
-        return f"waiver {self.number} ({self.check}{case}{ref})"
+        cause = f" of cause {self.cause!r}" if self.cause else ""
+        return f"waiver {self.number} ({self.check}{case}{cause}{ref})"
 
     def note(self) -> str:
         """What a waived check's reason gets: why, the ticket, the date."""
         ref = f"; {self.reference}" if self.reference else ""
         return f"{self.reason}{ref}; until {self.until.isoformat()}"
 
-    def matches(self, check: str, test: str) -> bool:
-        if not fnmatchcase(check, self.check):
+    def matches(self, check: str, test: str, cause: str | None = None) -> bool:
+        if not fnmatchcase(check, self.check) or (self.cause and cause != self.cause):
             return False
         if not self.case:
             return True
@@ -65,7 +70,8 @@ class Waiver:
         return fnmatchcase(params, self.case)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"waiver": self.number, "check": self.check, "case": self.case or None, "reason": self.reason,
+        return {"waiver": self.number, "check": self.check, "case": self.case or None, "cause": self.cause or None,
+                "reason": self.reason,
                 "reference": self.reference or None, "until": self.until.isoformat()}
 
 
@@ -106,7 +112,7 @@ def _waiver(path: Path, number: int, table: dict[str, Any]) -> Waiver:
     for key in ("check", "reason", "until"):
         if key not in table:
             raise ConfigError(f"{where}: missing required key waiver.{key}")
-    for key in ("check", "case", "reason", "reference"):
+    for key in ("check", "case", "cause", "reason", "reference"):
         if key in table and not (isinstance(table[key], str) and table[key].strip()):
             raise ConfigError(f"{where}: key waiver.{key} must be a non-empty string, got {table[key]!r}")
     until = table["until"]
@@ -121,7 +127,8 @@ def _waiver(path: Path, number: int, table: dict[str, Any]) -> Waiver:
 
     if not any(fnmatchcase(c.id, table["check"]) for c in registered_checks()):
         raise ConfigError(f"{where}: key waiver.check: no check has the id {table['check']!r}")
-    return Waiver(number, table["check"], table["reason"], until, table.get("reference", ""), table.get("case", ""))
+    return Waiver(number, table["check"], table["reason"], until, table.get("reference", ""), table.get("case", ""),
+                  table.get("cause", ""))
 
 
 def apply(entries: list[Any], waivers: list[Waiver], today: date | None = None) -> list[str]:
@@ -131,7 +138,7 @@ def apply(entries: list[Any], waivers: list[Waiver], today: date | None = None) 
     today = today or datetime.now(UTC).date()
     warnings = []
     for waiver in waivers:
-        matched = [e for e in entries if waiver.matches(e.check, e.test)]
+        matched = [e for e in entries if waiver.matches(e.check, e.test, e.cause or e.reason)]
         failed = [e for e in matched if e.outcome == "failed"]
         if waiver.until < today:
             counted = (": 1 failure counts again" if len(failed) == 1 else f": {len(failed)} failures count again") \
@@ -161,12 +168,15 @@ def console_lines(summary: dict[str, Any], limit: int = 300) -> list[str]:
 
 
 def starting_file(summary: dict[str, Any], *, reason: str, until: date, reference: str | None) -> tuple[str, int]:
-    """A waivers file (TOML text) waiving each failed test case of a run; and how many."""
+    """A waivers file (TOML text): one waiver per root cause that failed checks (one defect,
+    one waiver), one per failed test case of no root cause; and how many."""
     import json
 
+    causes = [c for c in summary.get("root_causes") or [] if "failed" in c.get("outcomes", ())]
+    explained = {c["cause"] for c in causes}
     seen: list[tuple[str, str]] = []
     for entry in summary.get("checks", []):
-        if entry.get("outcome") != "failed":
+        if entry.get("outcome") != "failed" or (entry.get("cause") or entry.get("reason")) in explained:
             continue
         test = str(entry.get("test") or "")
         case = test[test.index("[") + 1:-1] if "[" in test and test.endswith("]") else ""
@@ -175,6 +185,13 @@ def starting_file(summary: dict[str, Any], *, reason: str, until: date, referenc
             seen.append(key)
     lines = [f"# Accepted deviations, written by `conformance waive` from the run of profile {summary.get('profile')}",
              f"# started {summary.get('started')}. Review each before use: a waiver hides a failure until its date.", ""]
+    for cause in causes:
+        lines += [f"# root cause: {cause.get('words') or cause['cause']} ({len(cause['checks'])} checks)",
+                  "[[waiver]]", f"check = {json.dumps(cause['checks'][0] if len(cause['checks']) == 1 else '*')}",
+                  f"cause = {json.dumps(cause['cause'])}", f"reason = {json.dumps(reason)}"]
+        if reference:
+            lines.append(f"reference = {json.dumps(reference)}")
+        lines += [f"until = {until.isoformat()}", ""]
     for check, case in seen:
         lines += ["[[waiver]]", f"check = {json.dumps(check)}"]
         if case:
@@ -183,7 +200,7 @@ def starting_file(summary: dict[str, Any], *, reason: str, until: date, referenc
         if reference:
             lines.append(f"reference = {json.dumps(reference)}")
         lines += [f"until = {until.isoformat()}", ""]
-    return "\n".join(lines), len(seen)
+    return "\n".join(lines), len(causes) + len(seen)
 
 
 def _literal_pattern(text: str) -> str:

@@ -50,6 +50,25 @@ def only_public_negative(response: Any, case: Any, seed_schema: Any) -> bool:
     return _non_body_negative_values_match_schema(response, seed_case(case, seed_schema))
 
 
+def built_in_statement(failure: Any) -> set[str] | None:
+    """What a failure of schemathesis's own checks states, in the words of the harness's rule
+    that judges the same property of every answer (one defect, one root cause: a missing
+    api-version fails both the custom check and response_headers_conformance); None for a
+    failure no rule of the harness restates (it keeps its own title)."""
+    from conformance.checks.address.headers import HAL_MEDIA_TYPE, header_cause
+
+    missing = getattr(failure, "missing_headers", None)
+    if missing:
+        return {header_cause(name) for name in missing}
+    defined = getattr(failure, "defined_content_types", None)
+    if defined is not None:
+        if any(HAL_MEDIA_TYPE in str(t) for t in defined):
+            return {"success response is not application/hal+json"}
+        if any("problem+json" in str(t) for t in defined):
+            return {"error response is not problem+json"}
+    return None
+
+
 def _named(check: Check, like: Check) -> Check:
     check.__name__ = like.__name__  # findings name the check as schemathesis does
     check.__qualname__ = like.__qualname__

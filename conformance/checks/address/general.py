@@ -22,7 +22,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from conformance.checks.address import hal
 from conformance.checks.address.control import Req, control_served
-from conformance.checks.address.headers import CRS, RATE_LIMIT_HEADERS
+from conformance.checks.address.headers import CRS, RATE_LIMIT_HEADERS, header_cause
 from conformance.checks.address.problem import problem_body
 from conformance.errors import NotApplicable
 from conformance.findings import Blocked, Finding, expect, require
@@ -56,7 +56,7 @@ def header(ex: Exchange, name: str) -> str | None:
 
 def has_header(ex: Exchange, name: str) -> str:
     value = header(ex, name)
-    expect(bool(value), f"{name} header missing or empty", actual=ex.summary())
+    expect(bool(value), f"{name} header missing or empty", actual=ex.summary(), cause=header_cause(name))
     assert value is not None
     return value
 

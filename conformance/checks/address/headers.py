@@ -22,6 +22,17 @@ RATE_LIMIT_HEADERS = (
 PAGINATED_PATHS = ("/adresseerbareobjecten", "/adressen", "/adressen/zoek", "/adressenuitgebreid")
 
 
+def header_cause(name: str) -> str:
+    """How a missing header is stated, the same by every check it takes down (one defect, one
+    root cause): the rate-limit headers and the pagination headers go together."""
+    if name.lower() in {h.lower() for h in RATE_LIMIT_HEADERS} or name.lower().endswith(
+            ("ratelimit-daylimit", "ratelimit-daylimit-remaining", "ratelimit-daylimit-reset")):
+        return "rate-limit headers missing"
+    if name.lower().startswith("x-pagination-"):
+        return "X-Pagination headers missing"
+    return f"{name} header missing"
+
+
 def is_hal_json(ex: Exchange) -> None:
     expect(ex.media_type == HAL_MEDIA_TYPE, "success response is not application/hal+json",
            expected=HAL_MEDIA_TYPE, actual=ex.media_type or "(none)")
@@ -35,7 +46,7 @@ def has_api_version(ex: Exchange) -> None:
 def has_pagination_headers(ex: Exchange, *, page: int, limit: int) -> None:
     for name, expected in (("X-Pagination-Page", page), ("X-Pagination-Limit", limit)):
         value = ex.response_headers.get(name)
-        expect(value is not None, f"{name} header missing", actual=ex.summary())
+        expect(value is not None, f"{name} header missing", actual=ex.summary(), cause=header_cause(name))
         expect(value.strip() == str(expected), f"{name} disagrees with the request",
                expected=expected, actual=value)
 
@@ -52,7 +63,7 @@ def pagination_headers(ex: Exchange, relative_path: str) -> None:
         return
     for name in ("X-Pagination-Page", "X-Pagination-Limit"):
         value = ex.response_headers.get(name)
-        expect(value is not None, f"{name} header missing", actual=ex.summary())
+        expect(value is not None, f"{name} header missing", actual=ex.summary(), cause=header_cause(name))
         expect(value.strip().isdigit(), f"{name} is not a non-negative integer", actual=value)
 
 
@@ -83,7 +94,7 @@ def has_rate_limit_headers(ex: Exchange, header: Callable[[str], str] = _same) -
     for seed_name in RATE_LIMIT_HEADERS:
         name = header(seed_name)
         value = ex.response_headers.get(name)
-        expect(value is not None, f"{name} header missing", actual=ex.summary())
+        expect(value is not None, f"{name} header missing", actual=ex.summary(), cause=header_cause(seed_name))
         expect(value.strip().isdigit(), f"{name} is not a non-negative integer", actual=value)
 
 
