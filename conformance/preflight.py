@@ -136,7 +136,7 @@ def _main_key_rights(api: Any, service: AddressService, env_var: str, sent: tupl
             requests.append((template.format(service.samples[sample]), None))
     answers = [first]
     for path, params in requests:
-        if answers[-1].status == 403:
+        if answers[-1].status in (403, 404):  # 404: the base URL misses the API, which its own check says
             break
         if (path, params) == sent:
             continue

@@ -13,7 +13,7 @@ import pytest
 from conformance.checks.address import general as g
 from conformance.checks.address import problem
 from conformance.checks.address.control import CLIENT_ERROR, Req, refused_vs_control, rejected_vs_control
-from conformance.errors import NotApplicable
+from conformance.errors import NotJudged
 from conformance.findings import Blocked, Finding
 from conformance.http.exchange import Exchange, Headers
 from conformance.profiles import load_profile
@@ -129,8 +129,10 @@ def test_restricted_cases_come_from_the_profile() -> None:
     assert "adressen" in g.permitted_cases(api) and "adressenuitgebreid" not in g.permitted_cases(api)
     assert g.restricted_cases(Scripted(ex(200), ex(200), restricted_paths=("/adressen",)))[:3] == [
         "adressen", "adressen-zoek", "adressen-id"]
-    with pytest.raises(NotApplicable, match="restricted_paths"):
+    # The rule applies to every deployment: without the paths it is not judged, naming what to add.
+    with pytest.raises(NotJudged, match="restricted_paths") as info:
         g.restricted_cases(Scripted(ex(200), ex(200)))
+    assert "restricted_api_key" in info.value.how
 
 
 def test_profile_restricted_paths(tmp_path: Path) -> None:

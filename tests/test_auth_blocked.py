@@ -69,3 +69,24 @@ def test_an_unknown_client_refusal_does_not_pass_the_iss_sub_check(tmp_path: Pat
         entry = by_check[check]
         assert entry["outcome"] in ("failed", "blocked"), f"{check} passed under an iss-picked client"
         assert entry["outcome"] == "failed", entry["reason"]  # the swapped sub is accepted: a finding
+
+
+# Clients registered with the test PKI's bad material (conformance pki init).
+BAD_MATERIAL_CHECKS = ("auth.cc.jwk_without_x5c_refused", "auth.cc.untrusted_root_refused",
+                       "auth.cc.expired_certificate_refused", "auth.cc.oin_unregistered_refused",
+                       "auth.cc.x5c_key_mismatch_refused", "auth.cc.certificate_without_oin_refused")
+
+
+def test_a_refusal_that_reads_like_an_unknown_clients_blocks_the_certificate_checks(tmp_path: Path) -> None:
+    # Issue 51: a server answering every refusal with one bare error cannot show that it
+    # refused the material rather than a client it never registered: blocked, never passed.
+    cmd = [sys.executable, "-m", "conformance.cli", "run", "--suite", "auth", "-n", "0", "--no-html",
+           "--report-dir", str(tmp_path), "--mock-fault", "auth.token_errors_not_rfc6749"]
+    for check in BAD_MATERIAL_CHECKS:
+        cmd += ["--check", check]
+    proc = forked_cli.run(cmd, capture_output=True, text=True, timeout=600, cwd=REPO_ROOT)
+    by_check = entries(json.loads((tmp_path / "summary.json").read_text()))
+    for check in BAD_MATERIAL_CHECKS:
+        assert by_check[check]["outcome"] == "blocked", (check, by_check[check])
+        assert "a client nobody registered" in by_check[check]["reason"]
+    assert proc.returncode == 4, proc.stdout[-2000:]

@@ -745,6 +745,15 @@ def _no_challenge(e: Env) -> list[Any]:
     return [authz.param("error"), _o(e.exchange(authz, verifier=None)) if authz.code else None]
 
 
+def _public_without_pkce(e: Env) -> list[Any]:
+    """The public client: an authorization without challenge, a code exchanged with a wrong
+    verifier; and the confidential client's authorization without challenge, as before."""
+    bare = e.authorize(client_id=PUBLIC, verifier=None, challenge=None, method=None)
+    wrong = e.exchange(e.code(client_id=PUBLIC), client_id=PUBLIC, secret=None, verifier=rfc7636.generate_verifier())
+    confidential = e.authorize(verifier=None, challenge=None, method=None)
+    return [bare.param("error"), _o(wrong), confidential.param("error")]
+
+
 def _reuse(e: Env) -> list[Any]:
     authz = e.code()
     return [_o(e.exchange(authz)), _o(e.exchange(authz))]
@@ -919,6 +928,8 @@ _SCOPE_CHALLENGE = f'Bearer realm="registry", error="insufficient_scope", scope=
 FAULT_TABLE: list[tuple[str, Callable[[Env], Any], Any, Any]] = [
     ("pkce_plain_accepted", _plain, ["invalid_request", None] * 2, [None, "ok"] * 2),
     ("pkce_not_required", _no_challenge, ["invalid_request", None], [None, "ok"]),
+    ("public_client_pkce_not_enforced", _public_without_pkce,
+     ["invalid_request", (400, "invalid_grant"), "invalid_request"], [None, "ok", "invalid_request"]),
     ("code_verifier_ignored",
      lambda e: [_o(e.exchange(e.code(), verifier=rfc7636.generate_verifier())), _o(e.exchange(e.code(), verifier=None))],
      [(400, "invalid_grant"), (400, "invalid_request")], ["ok", "ok"]),

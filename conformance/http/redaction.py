@@ -28,7 +28,7 @@ import codecs
 import html
 import re
 from collections.abc import Iterable
-from urllib.parse import parse_qsl, unquote_plus, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, unquote_plus, urlencode, urlsplit, urlunsplit
 
 from conformance.http.exchange import Exchange, Headers
 from conformance.http.secret_forms import MASK, SecretValues, json_unescape
@@ -81,6 +81,8 @@ _NAMES = "|".join(re.escape(n) for n in sorted(SECRET_PARAMS))
 # A parameter named like a secret where a URL or form data carries one: at the start, or after
 # ?, #, & or ; (a link in an HTML page, a redirect written into a body, a form body).
 _PARAM_SECRET = re.compile(r"(?:^|(?<=[?#&;]))(" + _NAMES + r")=([^&#\s\"'<>;]*)", re.IGNORECASE)
+# A body that is form data as a whole (`a=1&b=2`, no white space).
+_FORM_BODY = re.compile(r"[^=&\s]+=[^&\s]*(?:&[^=&\s]+=[^&\s]*)*\s*")
 _BASIC = re.compile(r"\bBasic\s+([A-Za-z0-9+/=_-]{4,})", re.IGNORECASE)
 # Bodies larger than this are not parsed to learn secrets from (a token response is small);
 # they are still masked by member name and by every value already learned.
@@ -239,7 +241,10 @@ class Redactor:
         if '"' in text:
             text = _JSON_SECRET.sub(lambda m: f'{m.group(1)}"{MASK}"', text)
         if "=" in text:
-            text = _PARAM_SECRET.sub(_mask_param, text)
+            # A form body keeps the mask as written; in a URL written into other text it is
+            # percent-encoded, so the URL stays a URI reference (a problem's instance) and
+            # reads "[redacted]" decoded.
+            text = _PARAM_SECRET.sub(_mask_param if _FORM_BODY.fullmatch(text) else _mask_param_in_url, text)
         if "<" in text:
             # Elements named like a secret (<wsse:Password>, <access_token>): masked by name,
             # by a pattern on the text rather than a parse, so hostile XML cannot get in the way.
@@ -301,6 +306,10 @@ def _unquote(value: str) -> str:
 
 def _mask_param(m: re.Match[str]) -> str:
     return f"{m.group(1)}={MASK}"
+
+
+def _mask_param_in_url(m: re.Match[str]) -> str:
+    return f"{m.group(1)}={quote(MASK)}"
 
 
 def _masked_params(part: str) -> str:

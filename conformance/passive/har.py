@@ -3,7 +3,7 @@ mitmproxy, Playwright and Charles export, read into Exchanges, and written from 
 
 A HAR file is untrusted input: it is read within a size cap (refused before it is read),
 an entry cap and a time budget, parsed as plain JSON (no NaN/Infinity constants), and
-every entry is checked for the members it needs and what they hold (a status 100..599
+every entry is checked for the members it needs and what they hold (a three-digit status
 or 0, a finite time, a URL that parses); a file that is not a HAR, nests too deep, is
 too large or too slow to read, or an entry that is broken, is a ConfigError
 naming the file (and the entry), never a traceback. Bodies stay bytes as the capture
@@ -140,12 +140,14 @@ def _headers(items: Any) -> Headers:
 
 
 # An answer's status: 0 is "no answer" (a browser's aborted request; the harness's own record
-# of a request it cut short, conformance/http/client.py), else what HTTP defines. Python's
-# json reads 1e400 as inf, which int() refuses with an OverflowError: checked here, named.
+# of a request it cut short, conformance/http/client.py), else a three-digit code (RFC 9110
+# 15: one HTTP does not define, such as 999, is the server's to answer for, and the checks
+# judge it). Python's json reads 1e400 as inf, which int() refuses with an OverflowError:
+# checked here, named.
 def _status(value: Any) -> int:
-    if isinstance(value, int) and not isinstance(value, bool) and (value == 0 or 100 <= value <= 599):
+    if isinstance(value, int) and not isinstance(value, bool) and (value == 0 or 100 <= value <= 999):
         return value
-    raise ValueError(f"response.status {_shown(value)} is not an HTTP status (an integer 100..599, or 0: no answer)")
+    raise ValueError(f"response.status {_shown(value)} is not an HTTP status (a three-digit integer, or 0: no answer)")
 
 
 def _milliseconds(value: Any) -> float:

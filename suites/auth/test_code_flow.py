@@ -110,15 +110,22 @@ def test_unregistered_redirect_uri_not_followed(auth_flows):
                   expected="an error page, no redirect", actual=f"redirect ({authz.result.answer})")
 
 
-@check("auth.pkce.challenge_required", MUST, "An authorization request without code_challenge gets no code",
+def _pkce_clients(flows) -> list[str]:
+    """The clients PKCE is judged with: the confidential one, and the public one where the
+    profile names it (PKCE exists for the client without a secret: issue 51)."""
+    return ["confidential"] + (["public"] if flows.targets.clients.get("public") else [])
+
+
+@check("auth.pkce.challenge_required", MUST, "An authorization request without code_challenge gets no code (confidential and public client)",
        requirements=["AUTH-5.2", "AUTH-2.authorization-request", "RFC7636-4.4.1"],
-       proven_by=["auth.pkce_not_required"],
+       proven_by=["auth.pkce_not_required", "auth.public_client_pkce_not_enforced"],
        sends=["refused"],
        feature="part 2 / authorization code + PKCE")
 def test_challenge_required(auth_flows):
-    control.control_code(auth_flows)
-    control.authorization_refused(auth_flows, "an authorization request without code_challenge",
-                                  verifier=None, challenge=None, method=None)
+    for client in _pkce_clients(auth_flows):
+        control.control_code(auth_flows, client=client)
+        control.authorization_refused(auth_flows, f"an authorization request without code_challenge ({client} client)",
+                                      client=client, verifier=None, challenge=None, method=None)
 
 
 @check("auth.pkce.plain_refused", MUST, "code_challenge_method=plain (and a challenge without method, which means plain) gets no code",
@@ -135,30 +142,34 @@ def test_plain_refused(auth_flows):
                                   verifier=verifier, challenge=verifier, method=None)
 
 
-def _exchange_refused(flows, what: str, *, authorize=None, **change) -> None:
+def _exchange_refused(flows, what: str, *, authorize=None, client: str = "confidential", **change) -> None:
     """Control: a fresh code exchanged unchanged gets a token. Then a code exchanged with
     one change is refused, for a reason other than the client's authentication."""
-    control.control_exchange(flows)
-    authz = flows.authorize_for_code(**(authorize or {}))
+    control.control_exchange(flows, client=client)
+    authz = flows.authorize_for_code(client=client, **(authorize or {}))
     control.token_refused(flows.exchange(authz, **change), what, unrelated=CODE_UNRELATED)
 
 
-@check("auth.pkce.wrong_verifier_refused", MUST, "A code_verifier that does not hash to the challenge is refused",
+@check("auth.pkce.wrong_verifier_refused", MUST, "A code_verifier that does not hash to the challenge is refused (confidential and public client)",
        requirements=["AUTH-2.code-challenge", "RFC7636-4.6"],
-       proven_by=["auth.code_verifier_ignored"],
+       proven_by=["auth.code_verifier_ignored", "auth.public_client_pkce_not_enforced"],
        sends=["refused"],
        feature="part 2 / authorization code + PKCE")
 def test_wrong_verifier_refused(auth_flows):
-    _exchange_refused(auth_flows, "a wrong code_verifier", verifier=rfc7636.generate_verifier())
+    for client in _pkce_clients(auth_flows):
+        _exchange_refused(auth_flows, f"a wrong code_verifier ({client} client)", client=client,
+                          verifier=rfc7636.generate_verifier())
 
 
-@check("auth.pkce.missing_verifier_refused", MUST, "A code exchange without code_verifier is refused",
+@check("auth.pkce.missing_verifier_refused", MUST, "A code exchange without code_verifier is refused (confidential and public client)",
        requirements=["AUTH-4.token-request", "RFC7636-4.6"],
-       proven_by=["auth.code_verifier_ignored", "auth.pkce_not_required"],
+       proven_by=["auth.code_verifier_ignored", "auth.pkce_not_required", "auth.public_client_pkce_not_enforced"],
        sends=["refused"],
        feature="part 2 / authorization code + PKCE")
 def test_missing_verifier_refused(auth_flows):
-    _exchange_refused(auth_flows, "a code exchange without code_verifier", verifier=None)
+    for client in _pkce_clients(auth_flows):
+        _exchange_refused(auth_flows, f"a code exchange without code_verifier ({client} client)", client=client,
+                          verifier=None)
 
 
 _BAD_VERIFIERS = {

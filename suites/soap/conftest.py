@@ -68,7 +68,7 @@ def soap_service(conformance_state, profile, redactor, run_context):
     endpoint = SoapServiceEndpoint(
         url, service.soap_action_base, wsdl, make_client(**options),
         auth_kind=service.auth_kind, response_time_s=service.response_time_s, client_options=options,
-        make_client=make_client,
+        make_client=make_client, vendor_types=service.mock or service.wsdl is not None,
     )
     yield endpoint
     endpoint.close()

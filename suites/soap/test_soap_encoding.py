@@ -53,7 +53,7 @@ def test_response_declaration_names_the_charset(suite: SoapSuite) -> None:
 
 
 @check("soap.request.utf16_understood", MUST, "A schema-valid request in UTF-16 (byte order mark, text/xml; charset=utf-16) is answered with a schema-valid response or a SOAP 1.1 Fault, in a readable envelope whose bytes match its charset: never garbage",
-       requirements=["WSI-BP11-R1012", "SOAP11-6.2", "WSI-SSBP10-R1018"],
+       requirements=["XML10-4.3.3", "WSI-BP11-R1012", "SOAP11-6.2", "WSI-SSBP10-R1018"],
        proven_by=["soap.utf16_answer_mislabelled"],
        may_fail_under=["soap.response_charset_mislabelled"],
        feature="character encoding")

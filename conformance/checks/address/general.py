@@ -24,7 +24,7 @@ from conformance.checks.address import hal
 from conformance.checks.address.control import Req, control_served
 from conformance.checks.address.headers import CRS, RATE_LIMIT_HEADERS, header_cause
 from conformance.checks.address.problem import problem_body
-from conformance.errors import NotApplicable
+from conformance.errors import NotJudged
 from conformance.findings import Blocked, Finding, expect, require
 from conformance.http.address import sample_cause
 from conformance.http.exchange import Exchange
@@ -323,12 +323,16 @@ def under(path: str, prefixes: tuple[str, ...]) -> bool:
 
 def restricted_cases(api: Any) -> list[str]:
     """The success cases on a path the restricted key may not use (the profile's
-    `services.address.restricted_paths`); none: the restricted-key checks do not apply."""
+    `services.address.restricted_paths`). None: the rule (seed part 5: "A caller without
+    rights for the address: 403") applies to every deployment, but the run lacks what judging
+    it takes: not judged, naming the keys to add (issue 51; never silently not applicable)."""
     prefixes = tuple(api.restricted_paths)
     found = [case for case, path in SUCCESS_PATHS.items() if under(path, prefixes)]
     if not found:
-        raise NotApplicable("no endpoint of the suite lies under services.address.restricted_paths "
-                            f"({', '.join(prefixes) or 'none given'})")
+        raise NotJudged("no restricted path of the suite's endpoints in the profile"
+                        + (f" (services.address.restricted_paths: {', '.join(prefixes)})" if prefixes else ""),
+                        "name in services.address.restricted_paths the paths the restricted key may not use, and "
+                        "its variable in services.address.secrets.restricted_api_key")
     return found
 
 

@@ -28,6 +28,9 @@ ClientFactory = Callable[..., ApiClient]
 @dataclass
 class SoapServiceEndpoint(SoapEndpoint):
     auth_kind: str = "none"  # none | basic | client_certificate (the profile's services.soap.auth.kind)
+    # The requests are built from the service's own types (the local mock, or a profile naming
+    # the register's WSDL): a real service judged on the shipped types is not (issue 51).
+    vendor_types: bool = True
     response_time_s: float = 10.0
     client_options: Mapping[str, Any] = field(default_factory=dict)  # what `client` was made with
     make_client: ClientFactory | None = None

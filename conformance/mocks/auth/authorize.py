@@ -30,6 +30,12 @@ CODE_IN_FRAGMENT = fault(
     "the redirect that carries the code puts code and state in the fragment (#code=...&state=...), not the query")
 CODE_REDIRECT_303 = fault(
     "auth.authorize_code_redirect_303", "the redirect that carries the code is a 303 See Other, not the seed's 302")
+# Issue 51: PKCE held only against the confidential client (a public client, which has no
+# secret to lose, is the one PKCE exists for).
+PUBLIC_CLIENT_WITHOUT_PKCE = fault(
+    "auth.public_client_pkce_not_enforced",
+    "the public client's authorization requests need no code_challenge and its code exchanges no matching "
+    "code_verifier (a missing or wrong one is accepted); the confidential client is held to PKCE as before")
 # Issue 50: the implicit grant a server should not offer, with a live token in the redirect's
 # fragment, which reports must never show.
 TOKEN_IN_FRAGMENT = fault(
@@ -92,7 +98,8 @@ async def authorize(mock: AuthMock, request: Request) -> Response:
         return RedirectResponse(redirect_uri + "#" + urlencode(fields), status_code=302,
                                 headers={"Cache-Control": "no-store"})
     try:
-        scope, challenge, method = _validate(mock, params, client.scopes)
+        scope, challenge, method = _validate(mock, params, client.scopes,
+                                             without_pkce=client.kind == "public" and mock.on(PUBLIC_CLIENT_WITHOUT_PKCE))
     except AuthorizeError as err:
         return _redirect(mock, redirect_uri, state, error=err.error, error_description=safe_text(err.description))
     session = request.cookies.get(SESSION_COOKIE)
@@ -108,7 +115,8 @@ async def authorize(mock: AuthMock, request: Request) -> Response:
     return response
 
 
-def _validate(mock: AuthMock, params: Params, allowed: tuple[str, ...]) -> tuple[str, str | None, str | None]:
+def _validate(mock: AuthMock, params: Params, allowed: tuple[str, ...], *,
+              without_pkce: bool = False) -> tuple[str, str | None, str | None]:
     repeated = params.repeated()
     if repeated:
         raise AuthorizeError("invalid_request", f"repeated parameter: {repeated[0][:40]}")
@@ -119,7 +127,7 @@ def _validate(mock: AuthMock, params: Params, allowed: tuple[str, ...]) -> tuple
         raise AuthorizeError("unsupported_response_type", "only response_type=code is supported")
     challenge, method = params.get("code_challenge"), params.get("code_challenge_method") or "plain"
     if challenge is None:
-        if not mock.on("auth.pkce_not_required"):
+        if not mock.on("auth.pkce_not_required") and not without_pkce:
             raise AuthorizeError("invalid_request", "code_challenge is required (PKCE, S256)")
         method = None
     elif method == "plain" and mock.on("auth.pkce_plain_accepted"):

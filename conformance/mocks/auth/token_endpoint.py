@@ -236,6 +236,9 @@ def _code_reused(mock: AuthMock, grant: CodeGrant) -> None:
 def _check_verifier(mock: AuthMock, grant: CodeGrant, verifier: str | None) -> None:
     if grant.challenge is None:
         return  # issued without PKCE (fault pkce_not_required): there is nothing to compare
+    client = mock.config.clients.get(grant.client_id)
+    if client is not None and client.kind == "public" and mock.on("auth.public_client_pkce_not_enforced"):
+        return  # the fault: the public client's verifier is never compared
     if verifier is None:
         if mock.on("auth.code_verifier_ignored") or mock.on("auth.pkce_not_required"):
             return

@@ -238,6 +238,10 @@ class _Service:
         if self.faults.on("soap.response_declaration_mismatch"):
             # The fault: an XML declaration naming another encoding than the bytes and the charset.
             data = data.replace(b"encoding='UTF-8'", b"encoding='ISO-8859-1'", 1)
+        if self.faults.on("soap.response_in_latin1"):
+            charset = "iso-8859-1"
+            data = data.decode("utf-8").replace("encoding='UTF-8'", "encoding='ISO-8859-1'", 1).encode(
+                "iso-8859-1", "xmlcharrefreplace")
         media_type = SOAP12_MEDIA_TYPE if self.faults.on("soap.soap12_content_type") else f"text/xml; charset={charset}"
         return Response(data, status_code=200, media_type=media_type)
 

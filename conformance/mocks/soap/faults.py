@@ -20,6 +20,11 @@ SOAP_FAULTS: tuple[Fault, ...] = (
         "every answer is sent as application/soap+xml (the SOAP 1.2 media type)",
     ),
     fault("soap.fault_without_faultcode", "Faults have no faultcode element"),
+    fault(
+        "soap.response_in_latin1",
+        "responses are ISO-8859-1, labelled text/xml; charset=iso-8859-1 with a declaration to match (legal XML and "
+        "SOAP 1.1; WS-I Basic Profile R1012 asks for UTF-8 or UTF-16)",
+    ),
     fault("soap.fault_with_http_200", "Faults are sent with HTTP 200"),
     fault("soap.html_error_page", "errors are answered with an HTML error page showing a stack trace"),
     fault(

@@ -30,6 +30,11 @@ def content_type(traffic, ctx):
     return each(answers(traffic, 200, 500), on_exchange(messages.check_content_type))
 
 
+@rule("soap.response.utf8_or_utf16", what="SOAP answers (200 or 500)")
+def utf8_or_utf16(traffic, ctx):
+    return each(answers(traffic, 200, 500), on_exchange(messages.check_utf8_or_utf16))
+
+
 @rule("soap.response.charset_matches_body", what="SOAP answers (200 or 500)")
 def charset_matches_body(traffic, ctx):
     return each(answers(traffic, 200, 500), on_exchange(charset.check_charset_matches_body))
