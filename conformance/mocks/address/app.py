@@ -64,6 +64,12 @@ def _ep(pattern: str, handler: Callable[[Context], HalResult], **flags: bool) ->
     return Endpoint(re.compile(pattern), handler, **flags)
 
 
+# Issue 51: a rule of every endpoint that has Accept-Crs, judged on one of them only, lets this pass.
+ACCEPT_CRS_ON_ONE_ENDPOINT_ONLY = fault(
+    "address.accept_crs_validated_on_one_endpoint_only",
+    "an unsupported Accept-Crs is refused (406) on /adresseerbareobjecten/{id} only; the other endpoints that take "
+    "Accept-Crs (the object search, its life cycle, the extended address search and lookup) serve it")
+
 # Order matters: /adressen/zoek before /adressen/{id}.
 ENDPOINTS: tuple[Endpoint, ...] = (
     _ep(r"/adresseerbareobjecten", objects.search, accept_crs=True, content_crs=True),
@@ -270,7 +276,8 @@ class AddressMock:
         served = _accept_exact(accept) if self.on(G.ACCEPT_EXACT_MATCH_ONLY) else _accept_ok(accept)
         if negotiates and not served:
             raise ProblemError("notAcceptable", headers=self._on_406())
-        if endpoint.accept_crs and not self.on(F.ACCEPT_CRS_NOT_VALIDATED):
+        one_only = self.on(ACCEPT_CRS_ON_ONE_ENDPOINT_ONLY) and endpoint.handler is not objects.get_one
+        if endpoint.accept_crs and not self.on(F.ACCEPT_CRS_NOT_VALIDATED) and not one_only:
             value = _header(headers, b"accept-crs")
             if value is not None and (self.on(G.SUPPORTED_CRS_REJECTED) or value.strip().lower() != CRS):
                 raise ProblemError("crsNotAcceptable", headers=self._on_406())
