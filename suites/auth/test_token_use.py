@@ -55,20 +55,23 @@ def test_missing_token_refused(auth_flows, cc_tokens, code_tokens):
     c.ensure_api_not_served(auth_flows.call_filing(None), "filing WSDL without a token")
 
 
-@check("auth.use.expired_token_refused", MUST, "An access token is refused once 3600 s have passed",
+@check("auth.use.expired_token_refused", MUST, "An access token is refused once 3600 s have passed, by the inquiry API and the filing API",
        requirements=["AUTH-8.access-token-lifetime", "RFC6750-3.1"],
-       proven_by=["auth.resource_accepts_expired_token"],
+       proven_by=["auth.resource_accepts_expired_token", "auth.filing_token_not_verified"],
        sends=["refused", "waits"],
        feature="part 5 / token use at the APIs")
 def test_expired_token_refused(auth_clocked):
     issued = auth_clocked.cc_token()
-    token = issued.access_token
-    control.control_served(auth_clocked.call_inquiry(token), "the inquiry API")
-    # The lifetime the server states (expires_in), else the seed's 3600 s; plus a minute.
-    stated = issued.body.get("expires_in")
-    lifetime = stated if isinstance(stated, int) and not isinstance(stated, bool) and 0 < stated <= 3600 else 3600
+    control.control_served(auth_clocked.call_inquiry(issued.access_token), "the inquiry API")
+    _, code = auth_clocked.code_tokens()
+    control.require_token(code, "a token of the code flow for the filing API", "code exchange (confidential client) -> {}")
+    control.control_served(auth_clocked.call_filing(code.access_token), "the filing WSDL")
+    # The longest lifetime the server states (expires_in), else the seed's 3600 s; plus a minute.
+    stated = [t.body.get("expires_in") for t in (issued, code)]
+    lifetime = max((s for s in stated if isinstance(s, int) and not isinstance(s, bool) and 0 < s <= 3600), default=3600)
     auth_clocked.advance(lifetime + 60)
-    c.ensure_api_not_served(auth_clocked.call_inquiry(token), f"inquiry API with a token {lifetime + 60} s old")
+    c.ensure_api_not_served(auth_clocked.call_inquiry(issued.access_token), f"inquiry API with a token {lifetime + 60} s old")
+    c.ensure_api_not_served(auth_clocked.call_filing(code.access_token), f"filing WSDL with a token {lifetime + 60} s old")
 
 
 @check("auth.use.token_alive_before_expiry", MUST, "An access token 3500 s old is still served (its lifetime is 3600 s)",
@@ -87,7 +90,7 @@ def test_token_alive_before_expiry(auth_clocked):
 
 @check("auth.use.tampered_token_refused", MUST, "A token whose payload or signature was changed is refused (a 4xx, not served) by the inquiry API and the filing API",
        requirements=["AUTH-5.1", "RFC6750-3.1"],
-       proven_by=["auth.resource_token_not_verified"],
+       proven_by=["auth.resource_token_not_verified", "auth.filing_token_not_verified"],
        sends=["refused"],
        feature="part 5 / token use at the APIs")
 def test_tampered_token_refused(auth_flows, cc_tokens, code_tokens):
