@@ -62,6 +62,12 @@ KEEP_TOGETHER = ("test_installed_tool.py", "test_coverage_verdict.py", "test_env
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # The fault meta-test's batches are named after their first fault: every fault of a batch
+    # is a keyword of its test, so `-k <fault>` selects the batch that proves it (CONTRIBUTING.md).
+    for item in items:
+        batch = getattr(getattr(item, "callspec", None), "params", {}).get("batch")
+        if batch is not None and hasattr(batch, "faults"):
+            item.extra_keyword_matches.update(fault.name for fault in batch.faults)
     rank = {name: index for index, name in enumerate(HEAVY_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep their order
     workers = int(getattr(config, "workerinput", {}).get("workercount", 1))

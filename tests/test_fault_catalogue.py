@@ -383,3 +383,15 @@ def test_every_fault_proves_a_check() -> None:
     for fault in catalogue():
         must, _ = expected_failures(fault)
         assert must, f"{fault.name} proves no check"
+
+
+def test_k_with_a_fault_name_selects_the_batch_that_proves_it() -> None:
+    # CONTRIBUTING.md: `.venv/bin/pytest tests/test_fault_catalogue.py -k <fault>` (issue 52).
+    import subprocess
+
+    fault = next(f.name for batch in BATCHES if len(batch.faults) > 1 for f in batch.faults[1:])
+    proc = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:randomly",
+                           "tests/test_fault_catalogue.py", "-k", fault], cwd=REPO_ROOT, capture_output=True, text=True,
+                          timeout=120)
+    selected = [line for line in proc.stdout.splitlines() if "::test_faults_trip" in line]
+    assert len(selected) == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
