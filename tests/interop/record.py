@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: forked_cli
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import prism_peer  # noqa: E402
