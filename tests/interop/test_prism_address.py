@@ -77,3 +77,15 @@ def test_contract_fuzzing_with_the_profiles_own_description(prism_address, table
           f"{time.monotonic() - started:.1f} s")
     assert summary["targets"].get("address") == origin, f"the run targeted {summary['targets']}, not Prism"
     _judge(table, run, summary, contract_only=True, log=log)
+
+
+def test_the_recording_script_starts_as_scripts_regenerate_runs_it() -> None:
+    # scripts/regenerate runs `python tests/interop/record.py --write`: it must find its imports
+    # (tests/forked_cli.py) when run as a script (issue 52). --help stops before Prism starts.
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run([sys.executable, "tests/interop/record.py", "--help"], cwd=root, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0 and "--write" in proc.stdout, proc.stderr[-2000:]
