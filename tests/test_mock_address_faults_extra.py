@@ -1,5 +1,5 @@
 """On/off tests of the address mock's endpoint-semantics faults (the faults that prove the
-checks of conformance/checks/address/catalogue_endpoints.py).
+checks of suites/address/test_endpoints_*.py).
 
 Like FAULT_CASES in test_mock_address_app.py: each case holds without the fault and fails
 with it. Every fault of conformance/mocks/address/faults.py has a case here or there.

@@ -1,5 +1,5 @@
 """On/off tests of the address mock's general faults (conformance/mocks/address/faults_general.py),
-the faults that prove the checks of conformance/checks/address/catalogue_general.py.
+the faults that prove the checks of suites/address/test_general_*.py.
 
 Like FAULT_CASES in test_mock_address_app.py: each case holds without the fault and fails
 with it; then each fault is shown to leave the requests next to the one it breaks alone.

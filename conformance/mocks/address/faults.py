@@ -143,7 +143,7 @@ RATE_LIMIT_HEADERS_MISSING = fault("address.rate_limit_headers_missing", "200 re
 RATE_LIMIT_HEADERS_MISSING_ON_429 = fault("address.rate_limit_headers_missing_on_429", "429 responses carry no rate-limit headers")
 MAINTENANCE_IGNORED = fault("address.maintenance_ignored", "maintenance mode serves requests instead of 503")
 
-# --- endpoint semantics (checks in conformance/checks/address/catalogue_endpoints.py) --------
+# --- endpoint semantics (checks in suites/address/test_endpoints_*.py) ------------------------
 NUMMERAANDUIDING_SIDE_ADDRESS_IGNORED = fault(
     "address.nummeraanduiding_side_address_ignored",
     "/adresseerbareobjecten?nummeraanduidingIdentificatie finds only objects with that main address",

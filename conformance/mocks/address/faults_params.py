@@ -3,7 +3,7 @@
 
 Each one a single, named deviation, asked for with `faults.on(X.name)` at the one place
 where it misbehaves; the checks they prove name them in `proven_by`
-(conformance/checks/address/catalogue_params.py).
+(suites/address/test_general_params.py).
 """
 
 from conformance.mocks.faults import fault

@@ -1,5 +1,5 @@
 """Address mock faults that prove the check of every answer against its response schema
-(address.response.schema_valid, conformance/checks/address/catalogue_responses.py).
+(address.response.schema_valid, conformance/checks/address/response_schema_watch.py).
 
 Each one a single, named deviation, asked for with `faults.on(X.name)` at the one place
 where it misbehaves (conformance/mocks/address/app.py); on/off tests in

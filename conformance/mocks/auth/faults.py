@@ -55,7 +55,7 @@ AUTH_FAULTS: tuple[Fault, ...] = (
     _auth("no_store_missing", "token responses carry no Cache-Control: no-store"),
     _auth("pragma_missing", "token responses carry no Pragma: no-cache"),
     _auth("token_content_type_no_charset", "token responses are application/json without the seed's charset"),
-    # not in the contract's table: asked for by conformance/checks/auth/catalogue.py (token.media_type_json)
+    # not in the contract's table: asked for by auth.token.media_type_json (suites/auth/test_token_response.py)
     _auth("token_served_as_text", "token responses are served as text/plain;charset=UTF-8 (the JSON body unchanged)"),
     _auth("token_errors_not_rfc6749", "token errors are 400 {\"error\": \"invalid_request\"} whatever the cause"),
     # --- refresh -----------------------------------------------------------------------------

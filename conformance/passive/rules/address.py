@@ -1,6 +1,6 @@
 """The address API's answers, each judged by the rule one exchange can show (the checks with
-`observes="exchange"` in conformance/checks/address/catalogue_general.py), and the requests of
-the client that sent them (conformance/checks/client/catalogue.py)."""
+`observes="exchange"` where they are declared, in suites/address/), and the requests of the
+client that sent them (declared here and in conformance/checks/client/)."""
 
 from __future__ import annotations
 
