@@ -351,7 +351,7 @@ def pytest_runtest_call(item: pytest.Item):
         _not_judged(item, outcomes.login_blocked(exc))
     except Finding as exc:
         if _CHECK_ID not in item.stash or check_by_id(item.stash[_CHECK_ID]).severity is not Severity.OBSERVATION:
-            report_evidence.tag_cause(exc.cause)
+            report_evidence.tag_cause(exc.cause, item.config.stash[_RUN].redactor.text)
             raise
         # An observation never fails: what it found is the observed value.
         item.stash.setdefault(_OBSERVED, []).append({"finding": str(exc)})
@@ -371,7 +371,7 @@ def _not_judged(item: pytest.Item, exc: NotApplicable | NotJudged | Blocked) -> 
         item.stash[_NOT_JUDGED] = ("blocked", exc.cause)
         if isinstance(exc, Stopped):
             item.stash[_STOPPED] = (exc.stop, exc.unreachable)
-        report_evidence.tag_cause(exc.cause)
+        report_evidence.tag_cause(exc.cause, item.config.stash[_RUN].redactor.text)
     elif isinstance(exc, NotJudged):
         item.stash[_NOT_JUDGED] = ("not_judged", exc.what)  # the coverage line groups by `what`
     else:

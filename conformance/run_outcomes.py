@@ -132,6 +132,9 @@ def redact_report(report: pytest.TestReport, call: pytest.CallInfo[None], redact
     traceback whose frame shows a header, must not carry it into a shared report."""
     if call.excinfo is not None:
         for exc in _flatten(call.excinfo.value):
+            for holder in (exc, getattr(exc, "exception", None)):  # schemathesis keeps a custom check's finding
+                if isinstance(getattr(holder, "cause", None), str):
+                    holder.cause = redactor.text(holder.cause)  # type: ignore[union-attr]
             if not isinstance(exc, BaseExceptionGroup) and exc.args:
                 text = str(exc)
                 masked = redactor.text(text)

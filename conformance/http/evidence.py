@@ -7,6 +7,7 @@ clients attach through it. Outside a running test allure records nothing.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import allure
 
@@ -62,8 +63,9 @@ def step(title: str):
     return allure.step(title)
 
 
-def tag_cause(cause: str | None) -> None:
+def tag_cause(cause: str | None, mask: Callable[[str], str] = str) -> None:
     """Group the checks one cause took down: a tag the report filters on (the run's
-    root causes are listed as a whole in the global attachment "Root causes")."""
+    root causes are listed as a whole in the global attachment "Root causes"). `mask`: the
+    run's redactor (a cause may quote a server's answer, which may echo a secret)."""
     if cause:
-        allure.dynamic.tag(f"cause: {cause[:200]}")
+        allure.dynamic.tag(f"cause: {mask(cause)[:200]}")
