@@ -12,16 +12,15 @@ import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import forked_cli
 import pytest
 from hostile_servers import CANARY_KEY, EchoingGateway, escaped_forms
 from secret_scan import leaks, scan_files, views
 from test_report_html import require_allure
+from vendor_profiles import address_behind, vendor_profile
 
 from conformance.http.exchange import Exchange, Headers
-from conformance.mocks.launcher import MockCluster
 from conformance.paths import CHECKOUT
 from conformance.profiles import load_profile
 
@@ -30,23 +29,13 @@ KEY_VAR = "HOSTILE_TEST_API_KEY"
 
 
 @pytest.fixture(scope="module")
-def echoing() -> Iterator[tuple[str, EchoingGateway]]:
-    gateways: list[EchoingGateway] = []
-
-    class Cluster(MockCluster):
-        def _serve(self, app: Any, name: str, port: int = 0, ssl: Any = None) -> int:
-            if name == "address":
-                gateways.append(EchoingGateway(app))
-                app = gateways[-1]
-            return super()._serve(app, name, port, ssl)
-
-    local = load_profile("local-mock")
-    env_var = local.address.secret_env["api_key"]
+def echoing() -> Iterator[tuple[str, EchoingGateway, dict[str, str]]]:
+    env_var = load_profile("local-mock").address.secret_env["api_key"]
     before = os.environ.get(env_var)
     os.environ[env_var] = CANARY_KEY  # the mock takes its key from the variable the profile names
     try:
-        with Cluster(local) as cluster:
-            yield cluster.urls["address"], gateways[0], dict(cluster.samples["address"])
+        with address_behind(EchoingGateway) as (cluster, gateway):
+            yield cluster.urls["address"], gateway, dict(cluster.samples["address"])
     finally:
         if before is None:
             os.environ.pop(env_var, None)
@@ -55,22 +44,7 @@ def echoing() -> Iterator[tuple[str, EchoingGateway]]:
 
 
 def _vendor(tmp_path: Path, base_url: str, samples: dict[str, str]) -> Path:
-    path = tmp_path / "vendor.toml"
-    table = "".join(f'{k} = "{v}"\n' for k, v in samples.items())
-    path.write_text(f"""[profile]
-name = "vendor-echoing"
-description = "the mock behind a gateway that echoes the API key, escaped"
-
-[services.address]
-mock = false
-base_url = "{base_url}"
-
-[services.address.secrets]
-api_key = "{KEY_VAR}"
-
-[services.address.samples]
-{table}""", encoding="utf-8")
-    return path
+    return vendor_profile(tmp_path / "vendor.toml", base_url, samples, key_var=KEY_VAR, name="echoing")
 
 
 def _run(*args: str, env: dict[str, str] | None = None, timeout: int = 600):

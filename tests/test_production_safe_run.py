@@ -18,9 +18,8 @@ from urllib.parse import urlsplit
 
 import forked_cli
 import pytest
+from vendor_profiles import address_behind, vendor_profile
 
-from conformance.mocks.faults import FaultSet
-from conformance.mocks.launcher import MockCluster
 from conformance.paths import CHECKOUT
 from conformance.profiles import load_profile
 
@@ -50,19 +49,9 @@ class Witness:
 @contextmanager
 def witnessed(*faults: str) -> Iterator[tuple[str, str, dict[str, str], Witness]]:
     """The address mock (with `faults`) behind a Witness: its base URL, key, samples and witness."""
-    witnesses: list[Witness] = []
-
-    class Cluster(MockCluster):
-        def _serve(self, app: Any, name: str, port: int = 0, ssl: Any = None) -> int:
-            if name == "address":
-                witnesses.append(Witness(app))
-                app = witnesses[-1]
-            return super()._serve(app, name, port, ssl)
-
-    local = load_profile("local-mock")
-    with Cluster(local, FaultSet(frozenset(faults))) as cluster:
-        yield (cluster.urls["address"], cluster.secrets[local.address.secret_env["api_key"]],
-               dict(cluster.samples["address"]), witnesses[0])
+    with address_behind(Witness, *faults) as (cluster, witness):
+        yield (cluster.urls["address"], cluster.secrets[load_profile("local-mock").address.secret_env["api_key"]],
+               dict(cluster.samples["address"]), witness)
 
 
 @pytest.fixture(scope="module")
@@ -72,22 +61,7 @@ def deployment() -> Iterator[tuple[str, str, dict[str, str], Witness]]:
 
 
 def _vendor_profile(path: Path, base_url: str, samples: dict[str, str], extra: str = "") -> Path:
-    table = "".join(f'{k} = "{v}"\n' for k, v in samples.items())
-    path.write_text(f"""[profile]
-name = "vendor-production-safe"
-description = "the mock as a vendor's deployment"
-
-[services.address]
-mock = false
-base_url = "{base_url}"
-
-[services.address.secrets]
-api_key = "{KEY_VAR}"
-
-[services.address.samples]
-{table}
-{extra}""", encoding="utf-8")
-    return path
+    return vendor_profile(path, base_url, samples, extra, key_var=KEY_VAR, name="production-safe")
 
 
 def test_a_production_safe_run_gets_only_200_and_404_and_records_every_request(deployment, tmp_path: Path) -> None:

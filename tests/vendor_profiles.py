@@ -3,7 +3,10 @@ that run the harness against the mock as if it were a vendor's deployment."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 
 def vendor_profile(path: Path, base_url: str, samples: dict[str, str] | None = None, extra: str = "", *,
@@ -31,3 +34,24 @@ api_key = "{key_var}"
 {table}
 {extra}""")
     return path
+
+
+@contextmanager
+def address_behind(wrap: Callable[[Any], Any], *faults: str) -> Iterator[tuple[Any, Any]]:
+    """The local mocks (with `faults`) with the address API's app wrapped in ASGI middleware
+    `wrap(app)` (a witness, a hostile gateway): (the cluster, the middleware)."""
+    from conformance.mocks.faults import FaultSet
+    from conformance.mocks.launcher import MockCluster
+    from conformance.profiles import load_profile
+
+    made: list[Any] = []
+
+    class Cluster(MockCluster):
+        def _serve(self, app: Any, name: str, port: int = 0, ssl: Any = None) -> int:
+            if name == "address":
+                made.append(wrap(app))
+                app = made[-1]
+            return super()._serve(app, name, port, ssl)
+
+    with Cluster(load_profile("local-mock"), FaultSet(frozenset(faults))) as cluster:
+        yield cluster, made[0]
