@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -629,24 +630,27 @@ _FREE_TEXT = {("profile", "description"), ("services", "auth", "login", "approve
               ("services", "auth", "login", "username_field"), ("services", "auth", "login", "password_field")}
 
 
+def _texts(raw: dict[str, Any]) -> Iterator[tuple[tuple[str, ...], str]]:
+    """Every string value of a profile with its key path (list items as `key[i]`), but the
+    free-text keys (descriptions)."""
+    stack: list[tuple[Any, tuple[str, ...]]] = [(raw, ())]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, dict):
+            stack += [(value, (*where, str(key))) for key, value in reversed(list(node.items()))]
+        elif isinstance(node, list):
+            stack += [(value, (*where[:-1], f"{where[-1]}[{index}]") if where else (f"[{index}]",))
+                      for index, value in reversed(list(enumerate(node)))]
+        elif isinstance(node, str) and where not in _FREE_TEXT:
+            yield where, node
+
+
 def refuse_placeholders(raw: dict[str, Any], path: Path) -> None:
     """ConfigError (exit 2) naming every key whose value still holds a placeholder of the
     skeleton, before anything is sent or written (a run would otherwise try `https://<host>`
     and call it unreachable)."""
-    found: list[str] = []
-
-    def walk(node: Any, where: tuple[str, ...]) -> None:
-        if isinstance(node, dict):
-            for key, value in node.items():
-                walk(value, (*where, str(key)))
-        elif isinstance(node, list):
-            for index, value in enumerate(node):
-                walk(value, (*where[:-1], f"{where[-1]}[{index}]") if where else (f"[{index}]",))
-        elif isinstance(node, str) and where not in _FREE_TEXT and (match := _PLACEHOLDER.search(node)):
-            found.append(f"key {'.'.join(where)} = {without_userinfo(node)!r} still holds the profile skeleton's placeholder "
-                         f"{match.group(0)}")
-
-    walk(raw, ())
+    found = [f"key {'.'.join(where)} = {without_userinfo(text)!r} still holds the profile skeleton's placeholder "
+             f"{match.group(0)}" for where, text in _texts(raw) if (match := _PLACEHOLDER.search(text))]
     if found:
         raise ConfigError(f"{path}: " + "; ".join(found) + "; fill in your deployment's "
                           + ("value" if len(found) == 1 else "values") + " (or leave an optional key out)")
@@ -661,25 +665,15 @@ def refuse_unusable_urls(raw: dict[str, Any], path: Path) -> None:
     read (`http://[::1/x`, a port that is no number: a traceback wherever it is used). Checked
     before the schema, whose messages echo a value; every message here echoes the URL without
     user info."""
-
-    def walk(node: Any, where: tuple[str, ...]) -> None:
-        if isinstance(node, dict):
-            for key, value in node.items():
-                walk(value, (*where, str(key)))
-        elif isinstance(node, list):
-            for index, value in enumerate(node):
-                walk(value, (*where[:-1], f"{where[-1]}[{index}]") if where else (f"[{index}]",))
-        elif isinstance(node, str) and where not in _FREE_TEXT and _URL_START.match(node) and has_userinfo(node):
+    for where, text in _texts(raw):
+        if _URL_START.match(text) and has_userinfo(text):
             section = ".".join(where[:2]) if where[0] == "services" and len(where) > 2 else "services.<name>"
             raise ConfigError(
                 f"{path}: key {'.'.join(where)} holds a user name or password before its host (user:password@): "
                 f"credentials go in the secrets table ({section}.secrets names the environment variables that "
-                f"hold them), not in the URL; give it as {without_userinfo(node)!r}")
-        elif (isinstance(node, str) and where not in _FREE_TEXT and node.lower().startswith(("http://", "https://"))
-              and (why := unparsable(node)) is not None):
-            raise ConfigError(f"{path}: key {'.'.join(where)} = {node!r} is not a URL ({why})")
-
-    walk(raw, ())
+                f"hold them), not in the URL; give it as {without_userinfo(text)!r}")
+        if text.lower().startswith(("http://", "https://")) and (why := unparsable(text)) is not None:
+            raise ConfigError(f"{path}: key {'.'.join(where)} = {text!r} is not a URL ({why})")
 
 
 def validate_profile_dict(raw: dict[str, Any], path: Path) -> None:
