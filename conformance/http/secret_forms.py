@@ -56,7 +56,8 @@ def json_unescape(run: str) -> str:
         if body[0] == "u" and len(body) > 1:
             units = [int(body[1:5], 16)] + ([int(body[8:12], 16)] if len(body) > 5 else [])
             raw = b"".join(u.to_bytes(2, "big") for u in units)
-            return raw.decode("utf-16-be", "surrogatepass")
+            # A lone surrogate (hostile input) becomes U+FFFD: nothing built from it fails to encode.
+            return raw.decode("utf-16-be", "replace")
         return _SIMPLE_ESCAPES.get(body, m.group(0))
     return _ESCAPE.sub(one, run)
 
@@ -81,17 +82,11 @@ class SecretValues:
         self._index: dict[str, dict[int, set[str]]] = {}  # first characters -> length -> forms
         self._scan_dirty = False
 
-    def __contains__(self, value: str) -> bool:
-        return value in self._values
-
-    def __len__(self) -> int:
-        return len(self._values)
-
-    def add(self, value: str, *, configured: bool) -> bool:
-        """Whether the value is new. A configured value counts at any length; a learned one is
-        the caller's to vet (conformance/http/redaction.py: at least 6 characters)."""
+    def add(self, value: str, *, configured: bool) -> None:
+        """A configured value counts at any length; a learned one is the caller's to vet
+        (conformance/http/redaction.py: at least 6 characters)."""
         if not value or value in self._values:
-            return False
+            return
         self._values.add(value)
         extra = {value.encode("utf-8").decode("latin-1")} if not value.isascii() else set()
         for form in forms(value) | extra:
@@ -105,7 +100,6 @@ class SecretValues:
             elif form not in self._learned:
                 self._learned.add(form)
                 self._index.setdefault(form[:INDEX_LEN], {}).setdefault(len(form), set()).add(form)
-        return True
 
     # --- masking ------------------------------------------------------------------------
     def mask(self, text: str, depth: int = 0) -> str:
