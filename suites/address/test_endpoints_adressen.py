@@ -17,6 +17,7 @@ from conformance.checks.address import general as g
 from conformance.checks.address import hal, problem
 from conformance.checks.address.control import Req, control_served, refused_vs_control, rejected_vs_control
 from conformance.checks.registry import MUST, OBSERVATION, SHOULD, Declared, check
+from conformance.errors import NotJudged
 from conformance.findings import expect, require
 
 ADRESSEN = "/adressen"
@@ -168,17 +169,17 @@ def test_by_q(address_api) -> None:
     E.q_terms_matched(found, q)
 
 
-def _variant(api, address: dict[str, Any], part: str) -> dict[str, Any]:
-    """An address of the sample's postcode and number that has a `part` (letter or
-    addition), preferably one whose value is not also part of the street or place name:
-    such a term would find the address even where that part is not searched."""
+def _variants(api, address: dict[str, Any], part: str) -> list[dict[str, Any]]:
+    """The addresses of the sample's postcode and number that have a `part` (letter or
+    addition), first those whose value is not also part of the street or place name: such a
+    term would find the address even where that part is not searched."""
     same = {"postcode": address["postcode"], "huisnummer": address["huisnummer"]}
     variants = [a for a in search_all(api, postcode_query(address))
                 if a.get(part) and all(a.get(k) == v for k, v in same.items())]
     require(bool(variants), f"the sample's postcode and number have a variant with a {part}",
             f"sample nummeraanduiding {E.address_id(address)}: no address with a {part} at its postcode and number")
     names = " ".join(str(address.get(n, "")) for n in ("woonplaatsNaam", "openbareRuimteNaam")).casefold()
-    return next((a for a in variants if str(a[part]).casefold() not in names), variants[0])
+    return sorted(variants, key=lambda a: str(a[part]).casefold() in names)
 
 
 def q_for_part(api, address: dict[str, Any], part: str) -> tuple[dict[str, Any], str]:
@@ -190,7 +191,7 @@ def q_for_part(api, address: dict[str, Any], part: str) -> tuple[dict[str, Any],
         return address, f"{postcode} {field(address, 'openbareRuimteNaam')}"
     if part == "huisnummer":  # without the postcode: by_q has that combination
         return address, f"{field(address, 'openbareRuimteNaam')} {number} {field(address, 'woonplaatsNaam')}"
-    variant = _variant(api, address, part)
+    variant = _variants(api, address, part)[0]
     return variant, f"{postcode} {number} {variant[part]}"
 
 
@@ -205,6 +206,58 @@ def test_q_searches_each_part(address_api, part: str) -> None:
     target, q = q_for_part(address_api, sample_address(address_api), part)
     found = E.collect(address_api.get, ADRESSEN, [("q", q)], "adressen", max_pages=3)
     E.includes(E.address_ids(found), E.address_id(target), f"the address whose {part} q names (q={q!r})")
+
+
+def _term_in(term: str, address: dict[str, Any]) -> bool:
+    """Whether `term` may match `address` however a server matches terms (generous on
+    purpose: a substring of a name or the postcode, a prefix of the house number written
+    with its letter and addition, or of the letter and addition)."""
+    t = term.casefold()
+    names = [address.get(f) for f in ("woonplaatsNaam", "openbareRuimteNaam", "korteNaam", "postcode")]
+    if any(t in str(n).casefold().replace(" ", "") for n in names if n):
+        return True
+    number, letter, addition = (str(address.get(f) or "").casefold()
+                                for f in ("huisnummer", "huisletter", "huisnummertoevoeging"))
+    return any(w.startswith(t) for w in (number + letter + addition, letter + addition, addition) if w)
+
+
+def q_term_and_context(api, address: dict[str, Any], part: str) -> tuple[list[str], str]:
+    """(the terms that may name `part`, the other terms of the q): the context is chosen so
+    that the term is the one telling the sample apart (a house number beside names, not
+    beside a postcode whose digits may contain it)."""
+    street, place = field(address, "openbareRuimteNaam"), field(address, "woonplaatsNaam")
+    number = str(field(address, "huisnummer"))
+    if part == "huisnummer":
+        return [number], f"{street} {place}"
+    if part == "openbareRuimteNaam":
+        return [str(street)], f"{number} {place}"
+    if part == "woonplaatsNaam":
+        return [str(place)], number  # a street name may be unique to its place
+    return [str(v[part]) for v in _variants(api, address, part)], f"{field(address, 'postcode')} {number}"
+
+
+@pytest.mark.parametrize("part", ["huisnummer", "huisletter", "huisnummertoevoeging", "openbareRuimteNaam",
+                                  "woonplaatsNaam"])
+@check("address.adressen.q_each_term_used", SHOULD, "Each term of a q narrows the answer: with the term, no address comes back that the term does not match",
+       requirements=["BAGREF-4.10"],
+       proven_by=["address.q_first_term_only"],
+       feature="GET /adressen")
+def test_q_each_term_used(address_api, part: str) -> None:
+    """bag-api.md 4.10: terms are separated by a comma or a space (`snoekstraat 1`) and each
+    one searches; the seed says what q searches on, not how its terms combine (hence SHOULD).
+    The control is the q without the term: it must hold addresses the term does not match,
+    or this sample cannot show the rule (not judged)."""
+    terms, context = q_term_and_context(address_api, sample_address(address_api), part)
+    without = E.collect(address_api.get, ADRESSEN, [("q", context)], "adressen", max_pages=3)
+    term = next((t for t in terms if any(not _term_in(t, a) for a in without)), None)
+    if term is None:
+        raise NotJudged(f"q={context!r} finds no address that a {part} ({', '.join(terms)}) leaves out",
+                        "a sample address whose street or place has addresses with other values")
+    with_term = f"{context} {term}"
+    found = E.collect(address_api.get, ADRESSEN, [("q", with_term)], "adressen", max_pages=3)
+    stray = [E.address_id(a) for a in found if not _term_in(term, a)]
+    expect(not stray, f"q={with_term!r} answers addresses that its term {term!r} ({part}) does not match: "
+                      "the term was not used", actual=stray[:5])
 
 
 @check("address.adressen.by_openbare_ruimte", MUST, "openbareRuimteIdentificatie returns the addresses on that public space only",

@@ -215,9 +215,12 @@ def _address_query(ctx: Context, search: _Search, nummeraanduiding_id: str | Non
 def _find(ctx: Context, search: _Search, *, extended: bool) -> list[dict[str, Any]]:
     """The addresses of a search; under the fault pand_query_leaks a building query also
     returns the addresses of buildings whose id differs only in the last digit, under the
-    faults q_ignores_<part> a q search leaves that part unsearched."""
+    faults q_ignores_<part> a q search leaves that part unsearched, under q_first_term_only
+    it searches the first term alone."""
     find = ctx.repo.find_extended_addresses if extended else ctx.repo.find_addresses
     query = _address_query(ctx, search)
+    if search.kind == "q" and query.q is not None and ctx.on(FP.Q_FIRST_TERM_ONLY):
+        query = replace(query, q=q_parts.first_term(query.q))
     ignored = [part for part, fault in FP.Q_PART_FAULTS.items() if ctx.on(fault)]
     if search.kind == "q" and query.q is not None and ignored:
         return q_parts.searched(query.q, find(query), ignored)

@@ -56,6 +56,12 @@ Q_IGNORES_STREET = fault(
 Q_IGNORES_NUMBER = fault("address.q_ignores_number", "q does not search the house number")
 Q_IGNORES_LETTER = fault("address.q_ignores_letter", "q does not search the house letter")
 Q_IGNORES_ADDITION = fault("address.q_ignores_addition", "q does not search the house number addition")
+# A q of several terms searched on its first term alone: every term after it is dropped, so
+# "Kerkstraat 12 Utrecht" answers every address of every Kerkstraat.
+Q_FIRST_TERM_ONLY = fault(
+    "address.q_first_term_only",
+    "q is searched on its first term only; the terms after it (separated by a space or comma) are dropped",
+)
 Q_PART_FAULTS = {
     "woonplaats": Q_IGNORES_WOONPLAATS,
     "street": Q_IGNORES_STREET,

@@ -1,5 +1,6 @@
 """The faults q_ignores_<part> (faults_params.py): q as a server searches it that left one
-part of an address out of its search index.
+part of an address out of its search index; and q_first_term_only, which drops every term
+after the first.
 
 The repository matches every q term against every part (repository.py, "free text");
 this narrows its answer to the addresses every term also matches on the parts still
@@ -24,6 +25,11 @@ def searched(q: str, addresses: list[dict[str, Any]], ignored: Iterable[str]) ->
     left_out = frozenset(ignored)
     terms = [fold(t) for t in _SEPARATORS.split(q) if t]
     return [a for a in addresses if all(_matches(term, a, left_out) for term in terms)]
+
+
+def first_term(q: str) -> str:
+    """The first term of `q` (the fault q_first_term_only drops the others)."""
+    return next((t for t in _SEPARATORS.split(q) if t), q)
 
 
 def _matches(term: str, address: dict[str, Any], ignored: frozenset[str]) -> bool:
