@@ -17,10 +17,13 @@ server's answer (redacted: the exchanges go through the run's bounded, redacting
   configuration error naming services.address.secrets.api_key: every check would be
   refused for want of rights, most likely because the restricted key was configured as the
   main one (issue 51).
-* authorization server: the confidential client's secret (a code exchange with a code that
-  does not exist: a server that knows the client says `invalid_grant`, one that does not
-  accept its secret says `invalid_client`, RFC 6749 5.2) and the client-credentials key (a
-  token request with a valid assertion); refused: `invalid_client`, unless the profile
+* authorization server: each client the run uses. The confidential client's secret and the
+  public client's id (a code exchange with a code that does not exist: a server that knows
+  the client says `invalid_grant`, one that does not accept it says `invalid_client`, RFC
+  6749 5.2) and the client-credentials key (a token request with a valid assertion);
+  refused: `invalid_client`; a client the server knows but says may not use the grant or
+  the scope the run uses (`unauthorized_client`, `invalid_scope`) is refused too, naming
+  services.auth.clients.<role> (issue 51). `invalid_client` for the key is not refused when the profile
   names no audience and the same key is accepted with the token endpoint's URL as `aud`:
   then the server refuses the seed's `aud` form, which auth.cc.valid_assertion_accepted
   judges (a verdict on the server, not a configuration error).
@@ -156,7 +159,7 @@ def _main_key_rights(api: Any, service: AddressService, env_var: str, sent: tupl
 def _auth(profile: Profile, service: AuthService, secret_values: dict[str, str], run: Run,
           say: Callable[[str], None], recorder: Recorder | None = None) -> list[Refusal]:
     from conformance.auth import rfc7636
-    from conformance.auth.flows import AuthFlows
+    from conformance.auth.flows import INQUIRY_SCOPE, AuthFlows
     from conformance.auth.targets import build_targets
 
     targets = build_targets(service, info={}, secrets=secret_values, clock=None)
@@ -181,14 +184,45 @@ def _auth(profile: Profile, service: AuthService, secret_values: dict[str, str],
                               service.secret_env["client_secret"],
                               f"client {client_id}, services.auth.clients.confidential")
                 refused.append(Refusal("authorization server", what, result.answer))
+            refused += _registration(result, "confidential", client_id, "the authorization code grant")
+        public = targets.clients.get("public")
+        if public:
+            result = _shown(lambda: flows.token.exchange_code(
+                code="preflight-" + secrets.token_urlsafe(16), client_id=public, redirect_uri=targets.redirect_uri,
+                code_verifier=rfc7636.generate_verifier()), "the public client", say)
+            if result is not None and result.error == "invalid_client":
+                refused.append(Refusal("authorization server", _named(
+                    "the public client", "services.auth.clients.public", None,
+                    f"client {public}: a server that knows it as a public client says invalid_grant"), result.answer))
+            refused += _registration(result, "public", public, "the authorization code grant")
         if "current" in targets.signing and targets.clients.get("client_credentials"):
             result = _shown(lambda: flows.client_credentials(flows.assertion()), "the client-credentials key", say)
             if result is not None and result.error == "invalid_client" and not _key_accepted_elsewhere(
                     service, targets, flows, say):
                 refused.append(Refusal("authorization server", _client_key(service, targets.clients), result.answer))
+            refused += _registration(result, "client_credentials", targets.clients["client_credentials"],
+                                     f"the client credentials grant with scope {INQUIRY_SCOPE!r}")
     finally:
         api.close()
     return refused
+
+
+# RFC 6749 5.2: the errors that speak of the client's registration, not of the request.
+_REGISTRATION_ERRORS = {
+    "unauthorized_client": "is not authorized to use {grant}",
+    "invalid_scope": "is not registered for {grant}",
+}
+
+
+def _registration(result: Any, role: str, client_id: str, grant: str) -> list[Refusal]:
+    """A refusal naming services.auth.clients.<role> when the server says the client may not
+    use the grant or scope the run uses: every check of that client would be refused for it."""
+    why = _REGISTRATION_ERRORS.get(getattr(result, "error", None) or "")
+    if why is None:
+        return []
+    what = _named(f"the {role.replace('_', '-')} client", f"services.auth.clients.{role}", None,
+                  f"client {client_id} " + why.format(grant=grant))
+    return [Refusal("authorization server", what, result.answer)]
 
 
 def _key_accepted_elsewhere(service: AuthService, targets: Any, flows: Any, say: Callable[[str], None]) -> bool:

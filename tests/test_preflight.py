@@ -191,3 +191,36 @@ def test_a_service_that_does_not_answer_is_asked_once(monkeypatch: pytest.Monkey
     refused = preflight._address(profile, profile.address, "https://slow.example/v2", {}, lambda name: (None, None),
                                  lambda line: None)
     assert refused == [] and asked == ["valid"]
+
+
+def _with_client(profile: Path, tmp_path: Path, role: str, client_id: str) -> Path:
+    text = re.sub(rf'(?m)^{role} = ".*"$', f'{role} = "{client_id}"', profile.read_text())
+    assert f'{role} = "{client_id}"' in text
+    (tmp_path / "p.toml").write_text(text)
+    return tmp_path / "p.toml"
+
+
+def test_a_public_client_the_server_does_not_know_is_exit_2_naming_its_key(deployment, tmp_path: Path) -> None:
+    # Issue 51: every PKCE check of the public client would fail or block on invalid_client.
+    profile, secrets = deployment
+    result = run(_with_client(profile, tmp_path, "public", "filing-nobody"), secrets, tmp_path / "r",
+                 "--suite", "auth", "--check", "auth.code.confidential_flow")
+    out = result.stdout + result.stderr
+    assert result.returncode == 2 and "services.auth.clients.public" in out and "invalid_client" in out, out
+    assert "services.auth.secrets.client_secret" not in out  # the confidential client is not blamed
+
+
+def test_a_client_the_server_may_not_let_use_the_grant_or_scope_is_named_by_its_role() -> None:
+    # RFC 6749 5.2: unauthorized_client and invalid_scope speak of the client's registration;
+    # every check of that client would be refused for it. Other errors are the checks' to judge.
+    from types import SimpleNamespace
+
+    from conformance.preflight import _registration
+
+    for error in ("unauthorized_client", "invalid_scope"):
+        result = SimpleNamespace(error=error, answer=f"400 error={error}")
+        (refusal,) = _registration(result, "client_credentials", "inquiry-service", "the client credentials grant")
+        assert "services.auth.clients.client_credentials" in str(refusal) and error in str(refusal)
+    for error in (None, "invalid_grant", "invalid_request"):
+        assert _registration(SimpleNamespace(error=error, answer=""), "public", "x", "the grant") == []
+    assert _registration(None, "public", "x", "the grant") == []  # no answer in time: the checks say why
