@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from conformance.auth.pki_cli import add_pki_commands
-from conformance.checks.registry import select_checks
+from conformance.catalogue import select_checks
 from conformance.errors import ConfigError, ExitCode, HarnessError
 from conformance.mocks import faults as fault_catalogue
 from conformance.paths import SUITES_DIR, reports_dir

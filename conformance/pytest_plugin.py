@@ -30,7 +30,7 @@ from conformance import run_outcomes as outcomes
 from conformance import run_progress
 from conformance import run_setup as setup
 from conformance.auth.login import LoginError
-from conformance.checks.registry import SENDS, Severity, check_by_id
+from conformance.catalogue import SENDS, Severity, check_by_id
 from conformance.errors import HarnessError, NotApplicable, NotJudged, UnreachableError
 from conformance.findings import Blocked, Finding
 from conformance.http import evidence as report_evidence

@@ -475,7 +475,7 @@ def wanted_checks(patterns: list[str]) -> set[str] | None:
     """The check ids `--check` selects (None: all)."""
     if not patterns:
         return None
-    from conformance.checks.registry import select_checks
+    from conformance.catalogue import select_checks
 
     try:
         return select_checks(patterns)

@@ -3,7 +3,7 @@
 The tests start about 300 `conformance` commands (runs, traffic, proxy, compare). A fresh
 interpreter spent 1 to 2.5 CPU-seconds on each before it judged anything: importing pytest,
 schemathesis, hypothesis, zeep and the harness, and every suite to know the checks
-(`load_catalogues`). On two cores that was about a quarter of the test session. Here one
+(`conformance.catalogue.load`). On two cores that was about a quarter of the test session. Here one
 process (the zygote) does that once per xdist worker, and each command is a fork of it: the
 same `console()` of the same modules, as a process of its own with its own arguments,
 environment, working directory, output files, exit code and pid (to signal, kill or sample).
@@ -211,12 +211,12 @@ def _preload() -> None:
     from importlib.metadata import entry_points
 
     import conformance.cli  # noqa: F401 - the command, the harness, pytest
-    from conformance.checks.registry import load_catalogues
+    from conformance.catalogue import load
     from conformance.paths import CHECKOUT
 
     for plugin in entry_points(group="pytest11"):  # what pytest loads in each run
         plugin.load()
-    load_catalogues()  # every suite, to know the checks
+    load()  # every suite, to know the checks
     for name in PRELOAD:
         importlib.import_module(name)
     if CHECKOUT is not None:  # the suites again, under the names pytest collects them by

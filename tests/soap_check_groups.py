@@ -5,7 +5,7 @@ not a catalogue: each id is declared where it is judged (suites/soap/), and
 
 from __future__ import annotations
 
-from conformance.checks.registry import registered_checks
+from conformance.catalogue import registered_checks
 
 
 def _by_feature(feature: str) -> frozenset[str]:

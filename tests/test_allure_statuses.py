@@ -19,7 +19,7 @@ from allure_pytest.listener import _exception_brokes_test
 from allure_pytest.utils import get_pytest_report_status
 from schemathesis.core.failures import Failure, FailureGroup
 
-from conformance.checks.registry import check_by_id
+from conformance.catalogue import check_by_id
 from conformance.errors import NotJudged
 from conformance.findings import Blocked, Finding
 from conformance.paths import CHECKOUT

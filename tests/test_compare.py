@@ -102,7 +102,8 @@ def test_each_data_semantic_fault_is_reported_at_its_json_path(fault: str, tmp_p
 
 
 def test_every_fault_only_a_comparison_shows_is_proven_here_and_every_check_too() -> None:
-    from conformance.checks.registry import Severity, registered_checks
+    from conformance.catalogue import registered_checks
+    from conformance.checks.registry import Severity
     from conformance.mocks.faults import catalogue, expected_failures
 
     only = {f.name for f in catalogue() if all(c.startswith("compare.") for c in expected_failures(f)[0])}

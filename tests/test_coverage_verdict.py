@@ -22,7 +22,7 @@ from typing import Any
 import forked_cli
 import pytest
 
-from conformance.checks.registry import check_by_id
+from conformance.catalogue import check_by_id
 from conformance.mocks.address.app import create_app
 from conformance.mocks.address.config import AddressMockConfig, KeyPolicy
 from conformance.mocks.address.data import WELL_KNOWN, default_database_path, ensure_database

@@ -44,7 +44,8 @@ from typing import Any
 import forked_cli
 import pytest
 
-from conformance.checks.registry import Severity, check_by_id, registered_checks
+from conformance.catalogue import check_by_id, registered_checks
+from conformance.checks.registry import Severity
 from conformance.mocks.faults import Fault, catalogue, variants
 from conformance.mocks.faults import expected_failures as declared_failures
 from conformance.paths import CHECKOUT as REPO_ROOT

@@ -121,6 +121,30 @@ def test_no_module_imports_one_that_imports_it_back() -> None:
     assert circles == []
 
 
+def test_the_registry_is_filled_by_the_explicit_loader_only() -> None:
+    """Issue 52: the registry imported the passive rules by name so that it was complete, and
+    every rules module imports the registry (a circle the static imports above do not see).
+    Now it imports no declaring module; its views refuse to answer before
+    conformance.catalogue.load(), which fills it."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from conformance.checks import registry\n"
+        "assert not any(m.startswith(('conformance.passive', 'conformance.suites')) for m in sys.modules)\n"
+        "try:\n    registry.registered_checks()\nexcept RuntimeError as e:\n    assert 'catalogue.load' in str(e)\n"
+        "else:\n    raise SystemExit('answered before the load')\n"
+        "from conformance import catalogue\n"
+        "catalogue.load()\n"
+        "assert len(registry.registered_checks()) > 300 and registry.check_by_id('address.adres.by_id')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=CHECKOUT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    source = (CHECKOUT / "conformance" / "checks" / "registry.py").read_text(encoding="utf-8")
+    assert "import_module" not in source and "conformance.passive" not in source
+
+
 def test_the_plugin_runs_the_run_and_keeps_no_service_fixtures() -> None:
     plugin = ROOT / "conformance" / "pytest_plugin.py"
     assert len(plugin.read_text(encoding="utf-8").splitlines()) < 400

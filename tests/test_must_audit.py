@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.checks.registry import Check, Severity, registered_checks
+from conformance.catalogue import registered_checks
+from conformance.checks.registry import Check, Severity
 from conformance.paths import CHECKOUT as REPO_ROOT
 from conformance.requirements import Requirement, load_requirements
 from conformance.requirements.audit import (

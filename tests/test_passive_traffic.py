@@ -18,7 +18,8 @@ import forked_cli
 import httpx
 import pytest
 
-from conformance.checks.registry import Severity, check_by_id, registered_checks
+from conformance.catalogue import check_by_id, registered_checks
+from conformance.checks.registry import Severity
 from conformance.http.exchange import Exchange, Headers
 from conformance.mocks.launcher import MockCluster
 from conformance.passive.har import read_har, write_har

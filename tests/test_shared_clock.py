@@ -23,7 +23,8 @@ import httpx
 import pytest
 
 from conformance.auth.shared_clock import ClockLedger, clock_turn
-from conformance.checks.registry import Severity, check_by_id
+from conformance.catalogue import check_by_id
+from conformance.checks.registry import Severity
 from conformance.mocks import faults
 from conformance.mocks.launcher import MockCluster
 from conformance.paths import CHECKOUT as REPO_ROOT

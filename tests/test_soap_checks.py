@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from conformance.checks.registry import Severity, check_by_id
+from conformance.catalogue import check_by_id
+from conformance.checks.registry import Severity
 from conformance.checks.soap import messages, wsdl
 from conformance.checks.soap.support import SoapSuite
 from conformance.findings import Blocked, Finding

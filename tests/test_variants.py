@@ -20,7 +20,8 @@ from pathlib import Path
 import forked_cli
 import pytest
 
-from conformance.checks.registry import Severity, check_by_id, registered_checks
+from conformance.catalogue import check_by_id, registered_checks
+from conformance.checks.registry import Severity
 from conformance.mocks.faults import catalogue, variants
 from conformance.paths import CHECKOUT as REPO_ROOT
 

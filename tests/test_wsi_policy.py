@@ -5,7 +5,8 @@ Basic Profile rule is SHOULD (or an observation)."""
 
 from __future__ import annotations
 
-from conformance.checks.registry import Severity, registered_checks
+from conformance.catalogue import registered_checks
+from conformance.checks.registry import Severity
 from conformance.requirements import load_requirements
 
 WSI = ("WSI-",)

@@ -6,7 +6,8 @@ severity, title, the requirements it verifies, the faults that prove it (the lin
 here only), and what it sends (valid requests, requests designed to be refused, floods,
 fuzzing, real-time waits). The registry, `conformance requirements` and its audit, the
 Allure labels, the matrix and the tables derive from that one declaration; the registry is
-complete once every suite module and the passive rules are imported (`load_catalogues`).
+complete once every suite module and the passive rules are imported: `conformance/catalogue.py`
+loads them explicitly; the views here refuse to answer before.
 
     @check("address.hal.links_within_base", MUST, "Every link of an answer stays below the base URL",
            requirements=["ADDR-1.base"], proven_by=["address.links_to_other_origin"], observes="exchange")
@@ -120,7 +121,8 @@ def check(
 
 
 def check_by_id(check_id: str) -> Check:
-    load_catalogues()
+    """A declared check (the catalogue loaded: conformance.catalogue.check_by_id loads it)."""
+    _loaded_first()
     try:
         return _REGISTRY[check_id]
     except KeyError:
@@ -128,7 +130,8 @@ def check_by_id(check_id: str) -> Check:
 
 
 def registered_checks(suite: str | None = None) -> list[Check]:
-    load_catalogues()
+    """Every declared check of `suite` (or all), by id; the catalogue loaded."""
+    _loaded_first()
     return sorted(
         (c for c in _REGISTRY.values() if suite is None or c.suite == suite), key=lambda c: c.id
     )
@@ -152,25 +155,20 @@ def select_checks(patterns: list[str]) -> set[str]:
     return wanted
 
 
-_LOADED: list[bool] = []
+_COMPLETE: list[bool] = []
 
 
-def load_catalogues() -> None:
-    """Import every module that declares checks: the suites' test modules (conformance.suites,
-    the checkout's suites/) and the passive rules (the client checks). By name, so that this
-    base of the checks layer imports no suite; once per process."""
-    if _LOADED:
-        return
-    _LOADED.append(True)  # first: a module being imported may look a check up
-    import importlib
-    import pkgutil
+def mark_complete() -> None:
+    """Called by conformance.catalogue.load once every declaring module is imported."""
+    _COMPLETE[:] = [True]
 
-    try:
-        importlib.import_module("conformance.passive.rules")
-        suites = importlib.import_module("conformance.suites")
-        for info in pkgutil.walk_packages(suites.__path__, "conformance.suites."):
-            if info.name.rsplit(".", 1)[-1].startswith("test_"):
-                importlib.import_module(info.name)
-    except BaseException:
-        _LOADED.clear()
-        raise
+
+def is_complete() -> bool:
+    return bool(_COMPLETE)
+
+
+def _loaded_first() -> None:
+    """A view of a registry that is not loaded would answer with part of it, silently."""
+    if not _COMPLETE:
+        raise RuntimeError("the check catalogue is not loaded: call conformance.catalogue.load() "
+                           "(or use its registered_checks / check_by_id)")

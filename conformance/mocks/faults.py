@@ -77,7 +77,7 @@ def expected_failures(fault: Fault) -> tuple[frozenset[str], frozenset[str]]:
     """(must fail, may fail) check ids under a fault: the checks that name it in
     `proven_by` / `may_fail_under` (conformance/checks/registry.py); "*" in a check's
     `may_fail_under` is any fault of the server its suite judges."""
-    from conformance.checks.registry import registered_checks
+    from conformance.catalogue import registered_checks
 
     checks = registered_checks()
     must = {c.id for c in checks if fault.name in c.proven_by}

@@ -57,7 +57,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from conformance.checks.registry import check_by_id
+from conformance.catalogue import check_by_id
 from conformance.errors import ConfigError, UnreachableError
 from conformance.findings import Finding
 from conformance.http.client import ApiClient, DiscardingRecorder

@@ -123,7 +123,7 @@ def _waiver(path: Path, number: int, table: dict[str, Any]) -> Waiver:
             until = None
     if not isinstance(until, date) or isinstance(until, datetime):
         raise ConfigError(f"{where}: key waiver.until must be a date (YYYY-MM-DD), got {table['until']!r}")
-    from conformance.checks.registry import registered_checks
+    from conformance.catalogue import registered_checks
 
     if not any(fnmatchcase(c.id, table["check"]) for c in registered_checks()):
         raise ConfigError(f"{where}: key waiver.check: no check has the id {table['check']!r}")

@@ -40,7 +40,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from conformance.checks.registry import Check, registered_checks
+from conformance.catalogue import registered_checks
+from conformance.checks.registry import Check
 from conformance.errors import ConfigError, ExitCode
 from conformance.paths import PACKAGE_DIR, SEEDS_DIR_ENV, seeds_dir
 from conformance.requirements import Requirement, load_requirements

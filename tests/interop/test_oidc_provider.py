@@ -33,7 +33,7 @@ from peers import read_first_line, require_peer
 from verdicts import differences as verdict_differences
 from verdicts import load_expected, outcomes_by_check
 
-from conformance.checks.registry import registered_checks
+from conformance.catalogue import registered_checks
 
 pytestmark = pytest.mark.interop
 

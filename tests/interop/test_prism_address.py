@@ -22,7 +22,7 @@ from pathlib import Path
 import prism_peer
 import pytest
 
-from conformance.checks.registry import registered_checks
+from conformance.catalogue import registered_checks
 
 pytestmark = pytest.mark.interop
 
