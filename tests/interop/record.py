@@ -4,11 +4,16 @@ of tests/interop/expected/prism-address.toml.
     .venv/bin/python tests/interop/record.py            # print the differences only
     .venv/bin/python tests/interop/record.py --write    # update the table
 
-It runs exactly what tests/interop/test_prism_address.py runs. The existing `why` of every
-check is kept; a check that newly does not pass gets `why = "TODO"`, which fails the test
-until someone writes down which documented behaviour of Prism causes it (check it with curl
-against a running Prism first). A non-pass that is the harness's fault is fixed in the
-harness, never recorded. A pass drops its why.
+    .venv/bin/python tests/interop/record.py --write --why 'CHECK=the reason'
+
+It runs exactly what tests/interop/test_prism_address.py runs. The `why` of a check whose
+outcome is unchanged is kept. A check whose outcome changed -- a new non-pass, one kind of
+non-pass for another, or a failure that now passes -- needs a written reason: the script asks
+for it (at a terminal) or takes it from `--why CHECK=TEXT`; without one it writes nothing,
+names the checks and exits 2 (issue 52: a reason was dropped or left as TODO silently). Write
+which documented behaviour of Prism causes a non-pass (check it with curl against a running
+Prism first), or what changed that made a check pass. A non-pass that is the harness's fault
+is fixed in the harness, never recorded.
 """
 
 from __future__ import annotations
@@ -62,13 +67,21 @@ def render(peer: dict[str, Any], checks: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def record(old: dict[str, Any], full: dict[str, dict[str, Any]], contract: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The new [checks]: the full run's outcomes, the old whys kept, new non-passes TODO."""
-    checks = {}
+def record(old: dict[str, Any], full: dict[str, dict[str, Any]], contract: dict[str, dict[str, Any]],
+           whys: dict[str, str]) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """The new [checks] (the full run's outcomes, with their reasons) and the checks that need
+    a reason nobody wrote: a non-pass without a kept or given why, or a changed outcome
+    without a given one."""
+    checks, unexplained = {}, []
     for check, result in full.items():
+        before = old.get(check)
+        changed = before is not None and before.get("outcome") != result["outcome"]
         entry: dict[str, Any] = {"outcome": result["outcome"]}
-        if result["outcome"] != "passed":
-            entry["why"] = old.get(check, {}).get("why") or prism_peer.TODO
+        why = whys.get(check) or (before.get("why") if before is not None and not changed else None)
+        if why and why != prism_peer.TODO:
+            entry["why"] = why
+        elif result["outcome"] != "passed" or changed:
+            unexplained.append(check)
         if result["outcome"] == "observation":
             entry["observed"] = prism_peer.observed_json(result.get("value"))
         checks[check] = entry
@@ -76,13 +89,32 @@ def record(old: dict[str, Any], full: dict[str, dict[str, Any]], contract: dict[
         if check.startswith(prism_peer.CONTRACT_PREFIX) and full.get(check, {}).get("outcome") != result["outcome"]:
             print(f"WARNING: {check}: {result['outcome']} with the profile's own openapi, "
                   f"{full.get(check, {}).get('outcome', 'not run')} in the full run: one table cannot hold both")
-    return checks
+    return checks, sorted(unexplained)
+
+
+def _given(pairs: list[str]) -> dict[str, str]:
+    whys = {}
+    for pair in pairs:
+        check, sep, why = pair.partition("=")
+        if not sep or not why.strip():
+            raise SystemExit(f"--why {pair!r}: give CHECK=the reason")
+        whys[check.strip()] = why.strip()
+    return whys
+
+
+def _ask(check: str, old: dict[str, Any] | None, result: dict[str, Any]) -> str:
+    was = f"was {old['outcome']}, " if old else ""
+    reason = (result.get("reason") or "").splitlines()[:1]
+    return input(f"{check}: {was}now {result['outcome']} {reason}\n  why (Prism's documented behaviour, or what changed)? ").strip()
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="update the table (default: print differences)")
+    parser.add_argument("--why", action="append", default=[], metavar="CHECK=TEXT",
+                        help="the reason for a changed or new non-pass outcome of CHECK (repeatable)")
     args = parser.parse_args()
+    whys = _given(args.why)
     missing = prism_peer.missing_tools()
     if missing:
         print(missing, file=sys.stderr)
@@ -96,17 +128,24 @@ def main() -> int:
             contract_run, contract = prism_peer.run_suite(
                 prism_peer.write_profile(work, origin, own_openapi=True), work / "contract", "-m", "fuzz")
     full_checks, contract_checks = prism_peer.outcomes_by_check(full), prism_peer.outcomes_by_check(contract)
-    checks = record(old["checks"], full_checks, contract_checks)
+    checks, unexplained = record(old["checks"], full_checks, contract_checks, whys)
     peer = {"name": "@stoplight/prism-cli", "version": prism_peer.installed_version(), "suite": "address",
             "exit_code": full_run.returncode, "contract_exit_code": contract_run.returncode}
     for line in prism_peer.differences(old["checks"], full_checks):
         print(line)
-    for check, entry in sorted(checks.items()):
-        if entry.get("why") == prism_peer.TODO:
-            print(f"TODO: {check} {entry['outcome']}: {(full_checks[check].get('reason') or '').splitlines()[:1]}")
+    if unexplained and args.write and sys.stdin.isatty():
+        for check in unexplained:
+            whys[check] = _ask(check, old["checks"].get(check), full_checks[check])
+        checks, unexplained = record(old["checks"], full_checks, contract_checks, whys)
     errors = sorted(c for c, e in full_checks.items() if e["outcome"] == "error")
     if errors:
         print(f"harness errors (fix the harness, do not record them): {', '.join(errors)}")
+    if unexplained:
+        for check in unexplained:
+            print(f"needs a why: {check} {full_checks[check]['outcome']}: "
+                  f"{(full_checks[check].get('reason') or '').splitlines()[:1]}", file=sys.stderr)
+        print("record.py: nothing written; give each a reason with --why CHECK=TEXT", file=sys.stderr)
+        return 2
     if args.write:
         prism_peer.EXPECTED.write_text(render(peer, checks), encoding="utf-8")
         print(f"wrote {prism_peer.EXPECTED}")

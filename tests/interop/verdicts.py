@@ -4,7 +4,7 @@ A table: [peer] name, version, suite, exit_code; [checks] check id -> {outcome, 
 non-pass, one line, naming the peer's documented behaviour), and for observations the
 observed value: `observed` as JSON text or `value` inline}. A check that several tests
 report (parameters, subtests) has one row: its worst outcome, ranked as summary.json ranks
-repeated reports. A `why` of TODO (left by record.py) or one that blames a "harness
+repeated reports. A `why` of TODO (a placeholder) or one that blames a "harness
 limitation" makes the table unusable: a harness limitation is fixed, not recorded.
 """
 
@@ -49,7 +49,7 @@ def table_problems(table: dict[str, Any]) -> list[str]:
         if entry.get("outcome") != "passed" and (not why.strip() or "\n" in why):
             problems.append(f"{check}: a non-pass needs a one-line why")
         if why.strip() == TODO:
-            problems.append(f"{check}: why is {TODO} (tests/interop/record.py marks new non-passes so: explain them)")
+            problems.append(f"{check}: why is {TODO}: write which documented behaviour of the peer causes it")
         if "harness limitation" in why.lower():
             problems.append(f"{check}: a harness limitation is fixed, not recorded")
     return problems
