@@ -48,7 +48,8 @@ def add_pki_commands(subparsers: Any) -> None:
     init.set_defaults(handler=cmd_pki_init)
     show = commands.add_parser("show", help="print the OIN, key ids, validity and JWKS URL of a test PKI")
     show.add_argument("directory", type=Path, metavar="DIR", help="a directory written by `pki init`")
-    show.add_argument("--port", type=_port, default=DEFAULT_JWKS_PORT, help=f"the port `pki serve` uses (default: {DEFAULT_JWKS_PORT})")
+    show.add_argument("--port", type=_port, default=None, help="the port `pki serve` uses (default: the port of the "
+                      f"PKI's --crl-base when it is a loopback URL, else {DEFAULT_JWKS_PORT})")
     show.set_defaults(handler=cmd_pki_show)
     serve = commands.add_parser(
         "serve", help="publish a test PKI's JWKS documents and CRLs on loopback until Ctrl-C",
@@ -56,7 +57,9 @@ def add_pki_commands(subparsers: Any) -> None:
         "GET /crl/<file> (the CRLs the leaves' distribution points name) on 127.0.0.1.",
     )
     serve.add_argument("directory", type=Path, metavar="DIR", help="a directory written by `pki init`")
-    serve.add_argument("--port", type=_port, default=DEFAULT_JWKS_PORT, help=f"loopback port (default: {DEFAULT_JWKS_PORT}; 0: any free one)")
+    serve.add_argument("--port", type=_port, default=None, help="loopback port (default: the port of the PKI's "
+                       f"--crl-base when it is a loopback URL, where the leaves say their CRLs are, else "
+                       f"{DEFAULT_JWKS_PORT}; 0: any free one)")
     serve.set_defaults(handler=cmd_pki_serve)
 
 
@@ -73,6 +76,20 @@ def _port(text: str) -> int:
     if not text.isdigit() or int(text) > 65535:
         raise argparse.ArgumentTypeError(f"a port is a number from 0 to 65535, not {text!r}")
     return int(text)
+
+
+def serving_port(pki: TestPki, given: int | None) -> int:
+    """The port `show` and `serve` name: the one given, else the loopback port the leaves' CRL
+    distribution points name (`pki init --crl-base http://127.0.0.1:9000/crl` is served on
+    9000 without saying so again), else the default."""
+    if given is not None:
+        return given
+    from urllib.parse import urlsplit
+
+    crl = urlsplit(pki.crl_base)
+    if crl.scheme == "http" and crl.hostname in ("127.0.0.1", "localhost") and crl.port:
+        return crl.port
+    return DEFAULT_JWKS_PORT
 
 
 def jwks_url(port: int, document: str = GOOD_DOCUMENT) -> str:
@@ -112,9 +129,11 @@ def cmd_pki_show(args: argparse.Namespace, out: TextIO | None = None) -> int:
         raise ConfigError(f"no such directory: {directory}")
     from conformance.auth.pki import load_test_pki
 
-    _print(load_test_pki(directory), out)
-    out.write(f"JWKS URL to register (published by `conformance pki serve {directory} --port {args.port}`): "
-              f"{jwks_url(args.port)}\n")
+    pki = load_test_pki(directory)
+    _print(pki, out)
+    port = serving_port(pki, args.port)
+    out.write(f"JWKS URL to register (published by `conformance pki serve {directory} --port {port}`): "
+              f"{jwks_url(port)}\n")
     return int(ExitCode.OK)
 
 
@@ -129,7 +148,7 @@ def cmd_pki_serve(args: argparse.Namespace, out: TextIO | None = None, stop: thr
     if not directory.is_dir():
         raise ConfigError(f"no such directory: {directory}")
     pki = load_test_pki(directory)
-    server = ServerThread(serve_app(pki, create_app(pki.jwks_documents())), "jwks", port=args.port)
+    server = ServerThread(serve_app(pki, create_app(pki.jwks_documents())), "jwks", port=serving_port(pki, args.port))
     port = server.start()
     out.write(f"JWKS of {directory} published at {jwks_url(port)} (other documents: /jwks/<name>.json); "
               f"CRLs at http://127.0.0.1:{port}/crl/<file>. Ctrl-C stops.\n")
@@ -137,7 +156,8 @@ def cmd_pki_serve(args: argparse.Namespace, out: TextIO | None = None, stop: thr
         here = f"http://127.0.0.1:{port}/crl/{pki.crl_url(ca).rsplit('/', 1)[-1]}"
         if pki.crl_url(ca) != here:
             out.write(f"note: the leaves name {pki.crl_url(ca)} as their CRL distribution point, not {here}: "
-                      "serve on that port, or init with --crl-base\n")
+                      "serve on that port, or make the PKI for this one (pki init --crl-base "
+                      f"http://127.0.0.1:{port}/crl)\n")
     out.flush()
     try:
         wait_until_stopped(stop)
