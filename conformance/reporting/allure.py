@@ -18,6 +18,7 @@ import allure
 import pytest
 
 from conformance.checks.registry import Check, Severity
+from conformance.reporting.manual import check_link
 
 _SEVERITY = {
     Severity.MUST: allure.severity_level.CRITICAL,
@@ -58,6 +59,8 @@ def label_item(item: pytest.Item, check: Check) -> None:
     for requirement in check.requirements:
         item.add_marker(mark.allure_label(requirement, label_type="requirement"))
         item.add_marker(mark.allure_link(requirement_url(requirement), link_type="link", name=requirement))
+    # The check's page of the manual (scripts/docs): what it judges, its sentences, how to rerun it.
+    item.add_marker(mark.allure_link(check_link(check.id), link_type="link", name=f"manual: {check.id}"))
 
 
 def write_only_shown_containers() -> None:

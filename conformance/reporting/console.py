@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.reporting import coverage
+from conformance.reporting.manual import check_link
 from conformance.reporting.summary import OUTCOMES, verdict_line
 
 REASON_LIMIT = 300
@@ -40,15 +41,21 @@ def verdict_lines(summary: dict[str, Any], report_dir: Path) -> list[str]:
                          + (f" ({tests} test cases)" if tests else "") + f": {_short(cause.get('words') or cause['cause'])}")
             names = ", ".join(breaks[:4]) + (f", … ({len(breaks)} in all)" if len(breaks) > 4 else "")
             lines.append(f"        {'breaks' if cause.get('breaks') else 'checks'}: {names}")
+            if "failed" in cause["outcomes"]:
+                lines.append(f"        manual: {check_link(breaks[0])}")
             if cause.get("in_consequence"):
                 lines.append(f"        fails in consequence: {len(cause['in_consequence'])} more "
                              f"({', '.join(cause['in_consequence'][:3])}{', …' if len(cause['in_consequence']) > 3 else ''})")
+    linked: set[str] = set()
     for entry in summary["checks"]:
         outcome = entry["outcome"]
         if outcome not in ("failed", "error", "blocked") or entry["check"] in grouped:
             continue
         level = "ERR " if outcome == "error" else _LEVEL.get((outcome, entry["severity"]), "FAIL")
         lines.append(f"  {level} {entry['check']} [{', '.join(entry['requirements'])}]: {_short(entry['reason'])}")
+        if outcome == "failed" and entry["check"] not in linked:  # the check's page: what it judges, how to rerun it
+            linked.add(entry["check"])
+            lines.append(f"       manual: {check_link(entry['check'])}")
     observed = [e for e in summary["checks"] if e["outcome"] == "observation"]
     for entry in observed[:20]:
         lines.append(f"  OBS  {entry['check']}: {_short(entry['value'], 120)}")
