@@ -25,7 +25,7 @@ def run_and_report(pytest_args: list[str], report_dir: Path, *, html: bool, traf
         from conformance.reporting.html import render_allure_html
 
         rendered = render_allure_html(report_dir)
-        print(f"Allure report: {rendered}" if rendered else "Allure report: not rendered (node tools missing; see README)")
+        print(f"Allure report: {rendered}" if rendered else "Allure report: not rendered (node tools missing; see the manual, docs/install.md)")
     summary = report_dir / "summary.json"
     print(f"summary: {summary}  exit code {code}" if summary.is_file() else f"no checks ran; exit code {code}")
     return code

@@ -126,3 +126,20 @@ def test_every_file_the_source_names_exists() -> None:
         if gone:
             missing[str(source.relative_to(CHECKOUT))] = gone
     assert missing == {}, missing
+
+
+def test_every_file_and_module_a_generated_page_names_exists() -> None:
+    """The manual's generated pages (the check reference, the profile keys: scripts/docs_pages.py)
+    name the files that declare each check, and modules: they exist too."""
+    import sys
+
+    sys.path.insert(0, str(CHECKOUT / "scripts"))
+    import docs_pages
+
+    missing = {}
+    for name, text in docs_pages.generated_pages().items():
+        gone = sorted({m for m in _PATH.findall(text) if not _exists(m)})
+        gone += sorted({m for m in _MODULE.findall(text) if importlib.util.find_spec(m.rsplit(".", 1)[0]) is None})
+        if gone:
+            missing[name] = gone
+    assert missing == {}, missing

@@ -1,5 +1,6 @@
 """The harness installed as a tool behaves as the checkout does, and every documented install
-takes the versions of the lock with their hashes (README "Installing it as a tool").
+takes the versions of the lock with their hashes (the manual's "Installing it as a tool",
+docs/install.md).
 
 The sdist is built from the checkout and the wheel from that sdist (the README's build
 command, with --outdir), and each install command the README documents runs as written, in
@@ -35,7 +36,8 @@ import pytest
 from conformance.paths import CHECKOUT as REPO_ROOT
 
 assert REPO_ROOT is not None
-README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+# The page that documents the installs (the README links it).
+README = (REPO_ROOT / "docs" / "install.md").read_text(encoding="utf-8")
 LOCK = "tools/requirements.lock"
 PROJECT_BIN = Path(sys.executable).parent
 

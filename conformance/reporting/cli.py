@@ -75,7 +75,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     cli = allure_cli()
     if cli is None:
         raise ConfigError("Allure 3 not installed: in the checkout run scripts/bootstrap; for an installed copy "
-                          f"see README \"Installing it as a tool\" ({NODE_TOOLS_ENV})")
+                          f"see the manual, \"Installing it as a tool\" (docs/install.md; {NODE_TOOLS_ENV})")
     if (run / "summary.json").is_file() and not (run / "matrix.json").is_file():
         write_run_extras(run)  # a run from before the matrix existed
     index = render_allure_html(run.resolve())
