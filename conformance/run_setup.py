@@ -115,7 +115,7 @@ def prepare_run(config: pytest.Config, profile: Profile, report_dir: Path, start
         responses.start()
     # Every secret the profile names is resolved before the first request: a missing one
     # is a configuration error naming the variable and the key, never a check skipped later.
-    secrets = resolve_secrets(profile)
+    secrets = resolve_secrets(profile, COMPARED if comparing else None)
     consented = plain_http_consent(profile)  # secrets in clear text over a network: exit 2 unless allowed
     if profile.address is not None:  # a description that cannot be loaded: exit 2 naming it
         from conformance.openapi.loader import load_schema
@@ -131,7 +131,7 @@ def prepare_run(config: pytest.Config, profile: Profile, report_dir: Path, start
     )
     config.pluginmanager.register(RunRecord(state), "conformance-run-record")
     for name, service in profile.services.items():
-        if not service.mock:
+        if not service.mock and (not comparing or name in COMPARED):  # a comparison asks only what it compares
             assert service.base_url is not None
             state.latency_s[name] = observed_latency(config, profile, name)
             state.urls[name] = service.base_url
@@ -164,6 +164,8 @@ def prepare_run(config: pytest.Config, profile: Profile, report_dir: Path, start
 
 
 _LATENCY = pytest.StashKey[dict]()
+# What a comparison (`--reference`) sends requests to, on both sides: the address API alone.
+COMPARED = ("address",)
 
 
 def observed_latency(config: pytest.Config, profile: Profile, name: str) -> float:
@@ -318,13 +320,15 @@ def validate_samples(profile: Profile, state: RunState, run: Any) -> None:
             client.close()
 
 
-def resolve_secrets(profile: Profile) -> dict[str, str]:
-    """env var -> value for every secret the profile names for a real service. Every one that
-    is not set is named at once (a configuration error), with its profile key."""
+def resolve_secrets(profile: Profile, services: tuple[str, ...] | None = None) -> dict[str, str]:
+    """env var -> value for every secret the profile names for a real service (of `services`
+    only, when given: a comparison and `discover` use the address API alone, and ask for no
+    other service's secrets). Every one that is not set is named at once (a configuration
+    error), with its profile key."""
     out: dict[str, str] = {}
     missing: list[str] = []
     for name, service in profile.services.items():
-        if service.mock:
+        if service.mock or (services is not None and name not in services):
             continue
         for secret, env_var in getattr(service, "secret_env", {}).items():
             purpose = f"{SERVICE_TITLES.get(name, name)} {secret}, profile key services.{name}.secrets.{secret}"

@@ -54,7 +54,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     for role, profile in (("--profile", vendor), ("--reference", reference)):
         if profile.address is None:
             raise ConfigError(f"{role} {profile.name}: no address service ([services.address]) to compare")
-        resolve_secrets(profile)  # a missing secret names its variable before anything starts
+        resolve_secrets(profile, COMPARED_SUITES)  # a missing secret names its variable before anything starts
     fault_catalogue.resolve(args.mock_fault)
     if args.mock_fault and not vendor.uses_mock:
         raise ConfigError(f"--mock-fault needs a vendor profile that starts mock servers; {vendor.name} starts none")

@@ -18,14 +18,15 @@ from conformance.profiles import load_profile
 def prepare_reference(reference_ref: str, resolve_secrets: Any) -> tuple[dict[str, Any], Any]:
     """(what the run's state keeps about the reference, its mock cluster or None).
 
-    `resolve_secrets(profile)`: env var -> value of every secret a real service names
-    (the plugin's, so a missing one names its variable the same way)."""
+    `resolve_secrets(profile, services)`: env var -> value of every secret a real service of
+    `services` names (the plugin's, so a missing one names its variable the same way): the
+    address API's only, the one compared."""
     profile = load_profile(reference_ref)
     service = profile.address
     if service is None:
         raise ConfigError(f"--reference {reference_ref}: profile {profile.name} has no address service "
                           "([services.address]); a comparison needs the address API on both sides")
-    secrets = resolve_secrets(profile)
+    secrets = resolve_secrets(profile, ("address",))
     cluster = None
     samples: dict[str, str] = {}
     if service.mock:

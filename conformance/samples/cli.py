@@ -46,7 +46,7 @@ def cmd_discover(args: argparse.Namespace) -> int:
                           "generator; point a profile's base_url at a running mock (`conformance mock`) to try discover")
     if args.budget < 1:
         raise ConfigError("--budget must be at least 1")
-    secrets = resolve_secrets(profile)
+    secrets = resolve_secrets(profile, ("address",))  # discover asks the address API alone
     probe(service.base_url, timeout_s=min(service.timeout_s, 10.0, profile.limits.deadline_s))
     from conformance.checks.address.response_schema import console_findings
     from conformance.openapi import responses
