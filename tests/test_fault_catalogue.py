@@ -26,6 +26,11 @@
   judged alone, so a failure names its fault: a batch only ever saves runs, it never
   passes a fault without a run that shows it. One test per batch: its runs are made by one
   worker, never waited for by another;
+* each check a fault names must fail in its own test (its passive twin's failure proves the
+  passive rule only); one that ends not applicable, not judged, skipped or blocked under it
+  is named with the fault; a MUST check blocked under a fault that declares it in neither
+  set is a problem; a fault proven by contract fuzzing runs alone; on the clean run every
+  check's own test runs (issue 52);
 * every MUST and SHOULD check is proven by some fault, and every fault proves a check.
 
 Each run is a real `conformance run` in a subprocess, read back from its summary.json.
@@ -97,7 +102,8 @@ def test_clean_mock_passes_every_check(suite: str, tmp_path: Path) -> None:
     code, summary = conformance_run(tmp_path, suite, marker=None)
     assert outcomes(summary, "failed", "error", "blocked") == {}
     assert code == 0
-    executed = {e["check"] for e in summary["checks"] if e["outcome"] not in ("skipped", "not_applicable", "not_judged")}
+    # Executed by its own test: a check whose passive twin alone ran counts as not executed.
+    executed = {c for c, seen in active(summary).items() if seen - {"skipped", "not_applicable", "not_judged"}}
     declared = {c.id for c in registered_checks(suite)}
     assert declared - executed - NOT_FOR_THE_SHIPPED_DESCRIPTION == set(), "checks declared but never executed"
     observations = [e for e in summary["checks"] if e["severity"] == "observation"
@@ -182,11 +188,16 @@ def apart(a: Fault, b: Fault) -> bool:
 
 
 def plan_batches(faults: list[Fault]) -> list[Batch]:
-    """Faults grouped per suite and fuzzing, in catalogue order, greedily: a fault joins the
-    first open batch whose every fault is apart from it."""
+    """Faults grouped per suite, in catalogue order, greedily: a fault joins the first open
+    batch whose every fault is apart from it. A fault proven by contract fuzzing runs alone:
+    fuzzing judges every answer with every rule, so any partner could make its checks fail
+    (footprint() leaves the fuzzing checks out, as every fault may trip them)."""
     batches: list[tuple[tuple[str, bool], list[Fault]]] = []
     for fault in faults:
         key = (fault.server, fuzzes_under(fault, expected_failures(fault)[0]))
+        if key[1]:  # contract fuzzing may fail under any fault: no partner could be proven apart
+            batches.append((key, [fault]))
+            continue
         for group_key, group in batches:
             if group_key == key and len(group) < BATCH_SIZE and all(apart(fault, other) for other in group):
                 group.append(fault)
@@ -210,12 +221,30 @@ BATCHES = plan_batches([fault for fault in catalogue() if not proven_by_comparis
 RUN = ""  # judge_run's key for what concerns the run as a whole
 
 
+NOT_RUN = ("not_applicable", "not_judged", "skipped", "blocked")
+
+
+def active(summary: dict[str, Any]) -> dict[str, set[str]]:
+    """check id -> the outcomes of its own tests (its passive twin's, suites/passive, apart)."""
+    seen: dict[str, set[str]] = {}
+    for e in summary["checks"]:
+        if not e.get("test", "").startswith("passive/"):
+            seen.setdefault(e["check"], set()).add(e["outcome"])
+    return seen
+
+
 def judge_run(faults: tuple[Fault, ...], code: int, summary: dict[str, Any],
               passive: dict[str, str] | None) -> dict[str, list[str]]:
     """What is wrong with a run under `faults`, per fault name and for the RUN as a whole:
-    a fault is proven by the run when neither holds anything."""
+    a fault is proven by the run when neither holds anything.
+
+    Each check a fault names in its proven_by must fail in its own test (a failure of its
+    passive twin alone proves the passive rule, not the test); one that ended not applicable,
+    not judged, skipped or blocked under its own fault is named with that outcome (issue 52:
+    such a proven_by was accepted as long as another of the fault's checks failed)."""
     problems: dict[str, list[str]] = {RUN: [], **{f.name: [] for f in faults}}
-    ran = {e["check"] for e in summary["checks"] if e["outcome"] not in ("skipped", "not_applicable", "not_judged")}
+    own = active(summary)
+    ran = {c for c, seen in own.items() if seen - {"skipped", "not_applicable", "not_judged"}}
     failed = outcomes(summary, "failed")
     if errors := outcomes(summary, "error"):
         problems[RUN].append(f"checks broke instead of judging: {errors}")
@@ -225,22 +254,37 @@ def judge_run(faults: tuple[Fault, ...], code: int, summary: dict[str, Any],
         must, may = expected_failures(fault)
         must_all |= must
         may_all |= may
-        expected = must & ran
-        if not expected:
-            problems[fault.name].append(f"{fault.name}: none of its checks ran ({sorted(must)})")
-        elif missed := expected - set(failed):
-            problems[fault.name].append(f"{fault.name} was not caught by {sorted(missed)}")
+        for check in sorted(must):
+            seen = own.get(check, set())
+            if "failed" in seen:
+                continue
+            if not seen:
+                problems[fault.name].append(f"{fault.name}: its check {check} did not run")
+            elif seen <= set(NOT_RUN):
+                problems[fault.name].append(f"{fault.name}: its check {check} ended {'/'.join(sorted(seen))} under "
+                                            f"it (the check's proven_by names {fault.name})")
+            else:
+                problems[fault.name].append(f"{fault.name} was not caught by {check} ({'/'.join(sorted(seen))})")
         # The same run's traffic, judged as traffic is (suites/passive, at the run's end): every
         # check of the fault that one observed exchange (or a flow) can show fails there too.
         observable = {c for c in must if check_by_id(c).observes != "probe"} & ran
         missed = {c: passive.get(c) for c in observable if passive.get(c) != "failed"} if passive is not None else {}
         if missed and fault.name not in NOT_RECORDED_WHOLE:
             problems[fault.name].append(f"{fault.name}: not found in its run's own traffic: {missed}")
+    names = " + ".join(f.name for f in faults)
     if unexpected := {c: r for c, r in failed.items() if c not in must_all | may_all}:
-        names = " + ".join(f.name for f in faults)
         problems[RUN].append(f"{names} also failed unrelated checks: {unexpected}")
     severities = {e["check"]: e["severity"] for e in summary["checks"]}
     blocked = outcomes(summary, "blocked")
+    # A MUST check blocked under a fault that does not declare it (must or may set) is a gap in
+    # the declarations -- the fault takes a precondition of the check without saying so --
+    # unless it is blocked for a reason the fault declares it causes (`blocks`: a sample it
+    # breaks, a control it refuses).
+    explained = [text for fault in faults for text in fault.blocks]
+    if undeclared := {e["check"]: e["reason"] for e in summary["checks"] if e["outcome"] == "blocked"
+                      and e["severity"] == "MUST" and e["check"] not in must_all | may_all
+                      and not any(text in (e["reason"] or "") for text in explained)}:
+        problems[RUN].append(f"{names} blocked MUST checks that do not declare it (may_fail_under): {undeclared}")
     expected_code = 1 if any(severities[c] == "MUST" for c in failed) else \
         4 if any(severities[c] == "MUST" for c in blocked) else 0
     if code != expected_code:
@@ -307,8 +351,66 @@ def test_faults_share_runs_only_where_their_checks_are_apart() -> None:
     assert len(BATCHES) < len(catalogue()) * 0.6
 
 
-def _summary(*entries: tuple[str, str, str]) -> dict[str, Any]:
-    return {"checks": [{"check": c, "severity": sev, "outcome": out, "reason": "r"} for c, sev, out in entries]}
+def _summary(*entries: tuple[str, ...]) -> dict[str, Any]:
+    """(check, severity, outcome[, test]): a test under suites/passive is a passive twin."""
+    return {"checks": [{"check": e[0], "severity": e[1], "outcome": e[2], "reason": "r",
+                        "test": e[3] if len(e) > 3 else f"suite/test_{e[0]}"} for e in entries]}
+
+
+def _fault_with(size: int, observes: str | None = None) -> tuple[Fault, list[str]]:
+    """A fault with at least `size` checks in its must set (one of them observing `observes`)."""
+    for fault in catalogue():
+        must = sorted(expected_failures(fault)[0])
+        if len(must) >= size and (observes is None or any(check_by_id(c).observes == observes for c in must)):
+            if observes is not None:
+                must.sort(key=lambda c: check_by_id(c).observes != observes)
+            return fault, must
+    raise AssertionError("no such fault in the catalogue")
+
+
+def _code(*checks: str) -> int:
+    return 1 if any(check_by_id(c).severity is Severity.MUST for c in checks) else 0
+
+
+def test_a_check_caught_only_by_its_passive_twin_is_not_proven() -> None:
+    """Issue 52: a failure of the passive rule alone counted as the check's own."""
+    fault, (check, *_) = _fault_with(1, observes="exchange")
+    sev = check_by_id(check).severity.value
+    problems = judge_run((fault,), _code(check), _summary((check, sev, "passed"), (check, sev, "failed", "passive/x")),
+                         {check: "failed"})
+    assert any(check in p for p in problems[fault.name]), problems
+
+
+def test_a_check_not_applicable_under_its_own_fault_is_named_with_the_fault() -> None:
+    """Issue 52: `expected = must & ran` accepted a wrong proven_by as long as another of the
+    fault's checks failed."""
+    fault, (first, second, *rest) = _fault_with(2)
+    entries = [(c, check_by_id(c).severity.value, "failed") for c in (first, *rest)]
+    for outcome in ("not_applicable", "not_judged", "skipped", "blocked"):
+        summary = _summary(*entries, (second, check_by_id(second).severity.value, outcome))
+        code = _code(first, *rest) or (4 if outcome == "blocked" and check_by_id(second).severity is Severity.MUST else 0)
+        problems = judge_run((fault,), code, summary, None)
+        assert any(second in p and outcome in p and fault.name in p for p in problems[fault.name]), problems
+
+
+def test_a_must_check_blocked_under_a_fault_that_does_not_declare_it_is_a_problem() -> None:
+    fault, must = _fault_with(1)
+    _, may = expected_failures(fault)
+    bystander = next(c.id for c in registered_checks(fault.server)
+                     if c.severity is Severity.MUST and c.id not in set(must) | may)
+    entries = [(c, check_by_id(c).severity.value, "failed") for c in must]
+    problems = judge_run((fault,), _code(*must), _summary(*entries, (bystander, "MUST", "blocked")), None)
+    assert any(bystander in p and "do not declare" in p for p in problems[RUN]), problems
+
+
+def test_a_fault_proven_by_contract_fuzzing_shares_no_run() -> None:
+    """Issue 52: footprint() leaves contract fuzzing out (any fault may trip it), so a partner
+    could make the fuzzing fail for the fault whose proof rests on it."""
+    fuzzing = [f for f in catalogue() if fuzzes_under(f, expected_failures(f)[0])]
+    assert fuzzing
+    for batch in BATCHES:
+        if any(f in fuzzing for f in batch.faults):
+            assert len(batch.faults) == 1, batch.name
 
 
 def test_a_shared_run_proves_only_the_faults_it_shows() -> None:

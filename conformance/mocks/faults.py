@@ -32,6 +32,10 @@ class Fault:
     server: str
     description: str
     allowed_by: str | None = None  # a variant: what in the specification allows it
+    # What the checks it takes a precondition from say when they are blocked by it (substrings
+    # of their reason: a sample it breaks, a control it refuses): the fault meta-test accepts a
+    # MUST check blocked under it only for such a reason, or when the check declares it.
+    blocks: tuple[str, ...] = ()
 
     @property
     def is_variant(self) -> bool:
@@ -41,11 +45,11 @@ class Fault:
 _CATALOGUE: dict[str, Fault] = {}
 
 
-def fault(name: str, description: str, *, allowed_by: str | None = None) -> Fault:
+def fault(name: str, description: str, *, allowed_by: str | None = None, blocks: tuple[str, ...] = ()) -> Fault:
     server = name.split(".", 1)[0]
     if name in _CATALOGUE:
         raise ValueError(f"fault {name!r} declared twice")
-    entry = Fault(name, server, description, allowed_by)
+    entry = Fault(name, server, description, allowed_by, tuple(blocks))
     _CATALOGUE[name] = entry
     return entry
 

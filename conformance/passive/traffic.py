@@ -79,6 +79,15 @@ def _address_relative(ex: Exchange, base_url: str | None) -> str | None:
     return None
 
 
+def address_exchange(ex: Exchange, base_url: str | None) -> AddressExchange | None:
+    """An exchange of the address API below `base_url`, as the traffic holds it (None: not
+    below it): what an exchange rule judges, in an active run as in a passive one."""
+    relative = _address_relative(ex, base_url)
+    if relative is None:
+        return None
+    return AddressExchange(ex, relative, operation_of_request(relative) if ex.method == "GET" else None)
+
+
 def load_traffic(files: list[str], profile: Profile, redactor: Redactor, *,
                  budget_s: float = HAR_BUDGET_S) -> Traffic:
     """Every exchange of the HAR files, redacted (whatever the capture held, nothing secret
@@ -142,9 +151,8 @@ def sort_into(traffic: Traffic, raw: Exchange, profile: Profile, redactor: Redac
     if auth is not None:
         traffic.auth.append(AuthExchange(ex, *auth))
         return
-    relative = _address_relative(ex, base_url) if address is not None else None
-    if relative is None:
+    item = address_exchange(ex, base_url) if address is not None else None
+    if item is None:
         traffic.other += 1
         return
-    operation = operation_of_request(relative) if ex.method == "GET" else None
-    traffic.address.append(AddressExchange(ex, relative, operation))
+    traffic.address.append(item)

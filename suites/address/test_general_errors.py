@@ -22,33 +22,6 @@ def _error(address_api, name: str):
     return g.ERROR_CASES[name].error_response(address_api)
 
 
-@check("address.errors.problem_members", MUST, "Error bodies carry status (= HTTP status), title and code; type, detail and instance are strings",
-       requirements=["ADDR-2.error", "RFC9457-3.1"],
-       proven_by=["address.problem_status_mismatch"],
-       may_fail_under=["address.no_api_key_served", "address.invalid_key_served", "address.restricted_key_not_enforced", "address.not_found_as_200", "address.accept_not_negotiated", "address.required_params_not_enforced", "address.server_error_on_malformed_date"],
-       sends=["valid", "refused"],
-       observes="exchange",
-       feature="part 2, 7 / errors")
-@pytest.mark.parametrize("case", _error_cases())
-def test_problem_members(address_api, case):
-    problem.has_problem_members(_error(address_api, case))
-
-
-# A 400 (with invalid-params) and a 404: every other error answer of a run is judged by the
-# same rule in its traffic (conformance traffic), so two requests of its own are enough here.
-@check("address.errors.problem_uri_references", MUST, "An error's type and instance, and each invalid-params type, are URI references (RFC 3986)",
-       requirements=["ADDR-2.uri-reference"],
-       proven_by=["address.problem_type_not_uri", "address.problem_instance_not_uri",
-                  "address.problem_instance_decoded"],
-       may_fail_under=["address.no_api_key_served", "address.invalid_key_served", "address.restricted_key_not_enforced", "address.not_found_as_200", "address.accept_not_negotiated", "address.required_params_not_enforced", "address.server_error_on_malformed_date"],
-       sends=["valid", "refused"],
-       observes="exchange",
-       feature="part 2, 7 / errors")
-@pytest.mark.parametrize("case", [c for c in _error_cases() if c.values[0] in ("400-malformed-value", "404-unknown-id")])
-def test_problem_uri_references(address_api, case):
-    problem.uri_references(_error(address_api, case))
-
-
 @check("address.errors.code_matches_status", MUST, "Each error carries the seed's code: 400 paramsRequired (no identifying parameter), 401 authentication, 403 autorisation, 404 notFound, 406 notAcceptable",
        requirements=["ADDR-7.400", "ADDR-7.401", "ADDR-7.403", "ADDR-7.404", "ADDR-7.406", "ADDR-5.4"],
        proven_by=["address.wrong_error_code"],

@@ -124,6 +124,7 @@ TYPE_FILTER_IGNORED = fault("address.type_filter_ignored", "the `type` filter of
 IDENTIFIERS_MALFORMED = fault(
     "address.identifiers_malformed",
     "16-digit identifiers in response data lose their last digit",
+    blocks=("as the server renders it",),  # every sample, read back by its identifier
 )
 ZOEK_RESULTS_NOT_RESOLVABLE = fault(
     "address.zoek_results_not_resolvable",

@@ -73,6 +73,7 @@ RATE_LIMIT_REMAINING_NOT_DECREMENTED = fault(
 SUPPORTED_CRS_REJECTED = fault(
     "address.supported_crs_rejected",
     "Accept-Crs / Content-Crs epsg:28992 is refused like an unsupported CRS",
+    blocks=("-> 406 crsNotAcceptable",),  # the control of every CRS check sends epsg:28992
 )
 RETRY_AFTER_IN_SECONDS = fault(
     "address.retry_after_in_seconds",
@@ -83,6 +84,7 @@ RETRY_AFTER_IN_SECONDS = fault(
 RESTRICTED_POLICY_APPLIED_TO_ALL_KEYS = fault(
     "address.restricted_policy_applied_to_all_keys",
     "every key, the valid one too, gets the restricted key's 403 on /adressenuitgebreid/{id}",
+    blocks=("/adressenuitgebreid/", "-> 403 autorisation"),  # a control asking /adressenuitgebreid/{id}
 )
 
 # --- a refusal for an unrelated reason (only a control reveals it) ----------------------------
@@ -93,6 +95,7 @@ TIME_TRAVEL_FORBIDDEN = fault(
     "address.time_travel_forbidden",
     "every request with geldigOp or beschikbaarOp, valid or not, is answered 403 autorisation (as if the "
     "key had no rights for time travel): a malformed date is refused, but not because it is malformed",
+    blocks=("-> 403 autorisation",),  # a control with a valid geldigOp or beschikbaarOp
 )
 
 # --- operations and versioning (seed parts 1 and 9) ------------------------------------------

@@ -9,9 +9,9 @@ what=...); it never sends anything.
 from __future__ import annotations
 
 from conformance.passive.rules import address, auth, soap  # noqa: F401  (they register their rules)
-from conformance.passive.rules.registry import RULES, Context, Rule, Selection
+from conformance.passive.rules.registry import RULES, Context, ExchangeRule, Rule, Selection, exchange_rules
 
-__all__ = ["Context", "Rule", "Selection", "all_rules"]
+__all__ = ["Context", "ExchangeRule", "Rule", "Selection", "all_rules", "exchange_rules"]
 
 
 def all_rules() -> list[Rule]:

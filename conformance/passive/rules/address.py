@@ -1,14 +1,22 @@
-"""The address API's answers, each judged by the rule one exchange can show (the checks with
-`observes="exchange"` where they are declared, in suites/address/), and the requests of the
-client that sent them (declared here and in conformance/checks/client/)."""
+"""The address API's answers, each judged by the rule one exchange can show, and the requests
+of the client that sent them (declared here and in conformance/checks/client/).
+
+A rule one exchange can show broken is declared here once (`exchange_rule`): its check, the
+answers it applies to, the scenarios that elicit one (conformance/checks/address/elicit.py,
+or a request of its own); suites/address/test_exchange_rules.py sends those, and every
+exchange of a run and of a capture is judged by it too. The rules below written with `rule`
+judge checks declared on a test of their own (suites/address/), which needs a flow (a flood,
+a maintenance window) or judges more than one answer can show."""
 
 from __future__ import annotations
 
+from conformance.checks.address import elicit, hal, headers, problem
 from conformance.checks.address import general as g
-from conformance.checks.address import hal, headers, problem
+from conformance.checks.address.control import Req, refused_vs_control
 from conformance.checks.client import requests as client
-from conformance.checks.registry import MUST, check
-from conformance.passive.rules.registry import each, on_exchange, rule
+from conformance.checks.registry import MUST, SHOULD, check
+from conformance.openapi.operations import operation_of_request
+from conformance.passive.rules.registry import each, exchange_rule, on_exchange, rule
 
 # Seed part 1 and 7: the statuses whose body is problem+json with the seed's members.
 ERRORS = (400, 401, 403, 404, 406, 412, 429, 500, 503)
@@ -30,53 +38,11 @@ def problem_with_code(code: str):
     return apply
 
 
-@rule("address.media.success_is_hal_json", what="200 answers")
-def success_is_hal_json(traffic, ctx):
-    return each(answers(traffic, 200), on_exchange(headers.is_hal_json))
-
-
-@rule("address.media.error_is_problem_json", what="400, 401, 403, 404 or 406 answers")
-def error_is_problem_json(traffic, ctx):
-    return each(answers(traffic, 400, 401, 403, 404, 406), on_exchange(problem.is_problem_media_type))
-
-
-@rule("address.errors.problem_members", what="error answers")
-def problem_members(traffic, ctx):
-    return each(answers(traffic, *ERRORS), on_exchange(problem.has_problem_members))
-
-
-@rule("address.errors.problem_uri_references", what="error answers")
-def problem_uri_references(traffic, ctx):
-    return each(answers(traffic, *ERRORS), on_exchange(problem.uri_references))
-
-
 @rule("address.errors.code_matches_status", what="401, 403, 404 or 406 answers")
 def code_matches_status(traffic, ctx):
     # 400's code depends on the condition (paramsRequired only without an identifying
     # parameter), which one answer does not show: judged for the statuses with one code.
     return each(answers(traffic, 401, 403, 404, 406), on_exchange(lambda ex: problem.has_code_of_status(ex, allow_public=True)))
-
-
-@rule("address.headers.api_version_present", what="200, 400, 401, 403, 404 or 406 answers")
-def api_version_present(traffic, ctx):
-    return each(answers(traffic, 200, 400, 401, 403, 404, 406), on_exchange(headers.has_api_version))
-
-
-@rule("address.headers.pagination", what="200 answers of a paginated operation")
-def pagination(traffic, ctx):
-    return each([a for a in answers(traffic, 200) if headers.is_paginated_operation(a.relative)],
-                lambda a: headers.pagination_headers(a.exchange, a.relative))
-
-
-@rule("address.headers.content_crs", what="200 answers of /adresseerbareobjecten")
-def content_crs(traffic, ctx):
-    return each([a for a in answers(traffic, 200) if a.relative.rstrip("/") == "/adresseerbareobjecten"],
-                on_exchange(headers.has_content_crs))
-
-
-@rule("address.headers.rate_limit_present", what="200 answers")
-def rate_limit_present(traffic, ctx):
-    return each(answers(traffic, 200), on_exchange(lambda ex: g.rate_limit_values(ex, ctx.profile.address.header)))
 
 
 @rule("address.ratelimit.headers_on_429", what="429 answers")
@@ -100,36 +66,178 @@ def retry_after_http_date(traffic, ctx):
                 on_exchange(g.retry_after_is_http_date))
 
 
-@rule("address.media.not_acceptable_names_accept_crs", what="406 answers to a request with Accept-Crs")
-def not_acceptable_names_accept_crs(traffic, ctx):
-    # The seed's 406 for an Accept-Crs it cannot serve; a 406 for a media type says nothing of CRS.
-    return each([a for a in answers(traffic, 406) if a.exchange.request_headers.get("Accept-Crs")],
-                on_exchange(g.has_accept_crs_header))
+def _answers_with(*statuses: int):
+    """`applies` of an exchange rule: an answer with one of `statuses` to a request of one of
+    the seed's operations (a path the seed does not have is no rule's)."""
+    return lambda a, ctx: a.exchange.status in statuses and a.operation is not None
 
 
-@rule("address.hal.self_link_present", what="200 answers")
-def self_link_present(traffic, ctx):
-    return each(answers(traffic, 200), on_exchange(g.has_self_link))
+# Faults that answer the error scenarios without the error, or with another one: the rules of
+# error answers may fail (or be blocked) under them, as collateral.
+_ERROR_COLLATERAL = ["address.no_api_key_served", "address.invalid_key_served", "address.restricted_key_not_enforced",
+                     "address.not_found_as_200", "address.accept_not_negotiated", "address.required_params_not_enforced",
+                     "address.server_error_on_malformed_date"]
 
 
-@rule("address.hal.self_link_reflects_request", what="200 answers")
-def self_link_reflects_request(traffic, ctx):
-    return each(answers(traffic, 200), lambda a: hal.self_link_reflects_request(a.exchange, below_base=a.relative))
+@exchange_rule("address.media.success_is_hal_json", MUST, "Success responses of every endpoint are application/hal+json",
+               requirements=["ADDR-1.media-type"],
+               proven_by=["address.hal_served_as_json"],
+               may_fail_under=["address.restricted_policy_applied_to_all_keys"],
+               feature="part 1 / media types",
+               what="200 answers", applies=_answers_with(200), elicit=elicit.SUCCESS)
+def success_is_hal_json(a, ctx):
+    headers.is_hal_json(a.exchange)
 
 
-@rule("address.hal.links_within_base", what="200 answers")
-def links_within_base(traffic, ctx):
-    def apply(a):
-        # The base URL the answer was asked below: its URL without the part below the base.
-        url = a.exchange.url.split("?", 1)[0].split("#", 1)[0]
-        base = url[: len(url) - len(a.relative.rstrip("/"))] if a.relative.rstrip("/") else url
-        hal.links_within_base(a.exchange, base)
-    return each(answers(traffic, 200), apply)
+@exchange_rule("address.media.error_is_problem_json", MUST, "Error responses (400, 401, 403, 404, 406) are application/problem+json",
+               requirements=["ADDR-1.media-type", "ADDR-7.errors"],
+               proven_by=["address.problem_as_plain_json"],
+               may_fail_under=_ERROR_COLLATERAL,
+               sends=["valid", "refused"],
+               feature="part 1 / media types",
+               what="400, 401, 403, 404 or 406 answers", applies=_answers_with(400, 401, 403, 404, 406),
+               elicit=elicit.ERRORS)
+def error_is_problem_json(a, ctx):
+    problem.is_problem_media_type(a.exchange)
 
 
-@rule("address.headers.warning_present", what="200 answers")
-def warning_present(traffic, ctx):
-    return each(answers(traffic, 200), on_exchange(lambda ex: g.has_header(ex, "warning")))
+@exchange_rule("address.errors.problem_members", MUST, "Error bodies carry status (= HTTP status), title and code; type, detail and instance are strings",
+               requirements=["ADDR-2.error", "RFC9457-3.1"],
+               proven_by=["address.problem_status_mismatch"],
+               may_fail_under=_ERROR_COLLATERAL,
+               sends=["valid", "refused"],
+               feature="part 2, 7 / errors",
+               what="error answers", applies=_answers_with(*ERRORS), elicit=elicit.ERRORS)
+def problem_members(a, ctx):
+    problem.has_problem_members(a.exchange)
+
+
+# A 400 (with invalid-params), a 404 and a 400 to a request holding a percent-escape, of the
+# run's own: every other error answer of a run is judged by the same rule at its end.
+@exchange_rule("address.errors.problem_uri_references", MUST, "An error's type and instance, and each invalid-params type, are URI references (RFC 3986)",
+               requirements=["ADDR-2.uri-reference"],
+               proven_by=["address.problem_type_not_uri", "address.problem_instance_not_uri",
+                          "address.problem_instance_decoded"],
+               may_fail_under=_ERROR_COLLATERAL,
+               sends=["valid", "refused"],
+               feature="part 2, 7 / errors",
+               what="error answers", applies=_answers_with(*ERRORS),
+               elicit={**elicit.only(elicit.ERRORS, "400-malformed-value", "404-unknown-id"), **elicit.ESCAPED_ERROR})
+def problem_uri_references(a, ctx):
+    problem.uri_references(a.exchange)
+
+
+@exchange_rule("address.headers.api_version_present", MUST, "api-version is sent on every response but a 429",
+               requirements=["ADDR-4.api-version", "ADDR-9.api-version"],
+               proven_by=["address.api_version_missing"],
+               sends=["valid", "refused"],
+               feature="part 4, 9 / response headers",
+               # Seed part 4's response headers: "api-version | every response except 429".
+               what="answers other than 429",
+               applies=lambda a, ctx: a.exchange.status != 429 and operation_of_request(a.relative) is not None,
+               elicit={"200": elicit.SUCCESS["adressen-id"], **elicit.ERROR_TRIGGERS})
+def api_version_present(a, ctx):
+    headers.has_api_version(a.exchange)
+
+
+@exchange_rule("address.headers.pagination", MUST, "200 responses of the paginated operations carry X-Pagination-Page/-Limit matching the request",
+               requirements=["ADDR-4.X-Pagination"],
+               proven_by=["address.pagination_headers_missing", "address.pagination_headers_wrong"],
+               may_fail_under=["address.page_size_maximum_exclusive", "address.default_page_size_wrong"],
+               feature="part 4, 9 / response headers",
+               what="200 answers of a paginated operation",
+               applies=lambda a, ctx: a.exchange.status == 200 and a.operation is not None
+               and headers.is_paginated_operation(a.relative),
+               elicit=elicit.PAGES)
+def pagination(a, ctx):
+    headers.pagination_headers(a.exchange, a.relative)
+
+
+@exchange_rule("address.headers.content_crs", MUST, "200 responses of /adresseerbareobjecten carry Content-Crs: epsg:28992",
+               requirements=["ADDR-4.Content-Crs", "ADDR-1.crs"],
+               proven_by=["address.content_crs_missing"],
+               feature="part 4, 9 / response headers",
+               what="200 answers of /adresseerbareobjecten",
+               applies=lambda a, ctx: a.exchange.status == 200 and a.relative.rstrip("/") == "/adresseerbareobjecten",
+               elicit=elicit.CONTENT_CRS)
+def content_crs(a, ctx):
+    headers.has_content_crs(a.exchange)
+
+
+@exchange_rule("address.headers.rate_limit_present", MUST, "200 responses carry the six rate-limit headers as integers",
+               requirements=["ADDR-4.rate-limit", "ADDR-8.quota"],
+               proven_by=["address.rate_limit_headers_missing"],
+               may_fail_under=["address.restricted_policy_applied_to_all_keys"],
+               feature="part 4, 9 / response headers",
+               what="200 answers", applies=_answers_with(200),
+               elicit=elicit.only(elicit.SUCCESS, "adressen-id", "adresseerbareobjecten", "adressenuitgebreid-id"))
+def rate_limit_present(a, ctx):
+    g.rate_limit_values(a.exchange, ctx.profile.address.header)
+
+
+def _refused_media_type(api):
+    """A 406 for a media type the API does not serve, its control served with hal+json."""
+    control = Req.of(f"/adressen/{api.sample('nummeraanduiding')}").with_header("Accept", "application/hal+json")
+    return refused_vs_control(api, control, control.with_header("Accept", "application/xml"),
+                              rule="Accept: application/xml", statuses=(406,))
+
+
+@exchange_rule("address.media.not_acceptable_names_accept_crs", MUST, "A 406 carries the acceptCrs header (epsg:28992)",
+               requirements=["ADDR-4.acceptCrs"],
+               proven_by=["address.accept_crs_header_missing_on_406"],
+               may_fail_under=["address.accept_not_negotiated"],
+               sends=["refused"],
+               feature="part 1 / media types",
+               # Seed part 4's response headers: "acceptCrs | 406", every 406 (the test of its own
+               # judged a 406 for a media type, the rule of traffic only one for an Accept-Crs:
+               # written twice, they had drifted apart).
+               what="406 answers", applies=_answers_with(406),
+               elicit={"accept-xml": _refused_media_type})
+def not_acceptable_names_accept_crs(a, ctx):
+    g.has_accept_crs_header(a.exchange)
+
+
+@exchange_rule("address.hal.self_link_present", SHOULD, "Every 200 resource carries _links.self",
+               requirements=["ADDR-1.hal"],
+               proven_by=["address.self_link_missing"],
+               may_fail_under=["address.restricted_policy_applied_to_all_keys", "address.not_found_as_200"],
+               feature="part 1 / HAL links",
+               what="200 answers", applies=_answers_with(200), elicit=elicit.SUCCESS)
+def self_link_present(a, ctx):
+    g.has_self_link(a.exchange)
+
+
+@exchange_rule("address.hal.self_link_reflects_request", SHOULD, "_links.self reflects the request path and query",
+               requirements=["BAGREF-4.2"],
+               proven_by=["address.self_link_drops_query"],
+               may_fail_under=["address.self_link_missing", "address.restricted_policy_applied_to_all_keys",
+                               "address.not_found_as_200"],
+               feature="part 1 / HAL links",
+               what="200 answers", applies=_answers_with(200), elicit=elicit.SUCCESS)
+def self_link_reflects_request(a, ctx):
+    hal.self_link_reflects_request(a.exchange, below_base=a.relative)
+
+
+@exchange_rule("address.hal.links_within_base", MUST, "Every link of an answer (self, paging, embedded resources) stays below the base URL",
+               requirements=["ADDR-1.base"],
+               proven_by=["address.links_to_other_origin"],
+               feature="part 1 / HAL links",
+               what="200 answers", applies=_answers_with(200), elicit=elicit.LINKING)
+def links_within_base(a, ctx):
+    # The base URL the answer was asked below: its URL without the part below the base.
+    url = a.exchange.url.split("?", 1)[0].split("#", 1)[0]
+    base = url[: len(url) - len(a.relative.rstrip("/"))] if a.relative.rstrip("/") else url
+    hal.links_within_base(a.exchange, base)
+
+
+@exchange_rule("address.headers.warning_present", MUST, "200 responses carry a warning header",
+               requirements=["ADDR-4.warning"],
+               proven_by=["address.warning_header_missing"],
+               may_fail_under=["address.restricted_policy_applied_to_all_keys"],
+               feature="part 4, 9 / response headers",
+               what="200 answers", applies=_answers_with(200), elicit=elicit.SUCCESS)
+def warning_present(a, ctx):
+    g.has_header(a.exchange, "warning")
 
 
 # --------------------------------------------------------------------------- the client's requests

@@ -1,5 +1,6 @@
 """The registry of passive rules: what a rule is (`rule(check_id, what=...)` registers a
-selection function), the context rules read, and the helpers rules are written with. The
+selection function; `exchange_rule(...)` declares a check one exchange can show broken and
+its rule in one place), the context rules read, and the helpers rules are written with. The
 rule modules (address.py, auth.py, soap.py) import this; the package imports them."""
 
 
@@ -10,7 +11,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from conformance.checks.registry import Declared, check_by_id
+from conformance.checks.registry import Declared, Severity, check, check_by_id
 from conformance.profiles import Profile
 
 
@@ -104,3 +105,60 @@ def each(items: Iterable[Any], apply: Callable[[Any], None], **kw: Any) -> Selec
 def on_exchange(check: Callable[[Any], None]) -> Callable[[Any], None]:
     """A check function of one Exchange, applied to an observed item (which holds one)."""
     return lambda item: check(item.exchange)
+
+
+@dataclass(frozen=True)
+class ExchangeRule:
+    """A check one exchange can show broken, as one function (issue 52): `judge(item, ctx)`
+    raises a Finding for an observed item it `applies` to. The passive run judges every item
+    of the traffic it applies to; the active suite of its service (suites/<service>/
+    test_exchange_rules.py) sends each of its `elicit` scenarios and judges the answer."""
+
+    check: str
+    service: str  # the Traffic list it reads: "address", "auth" or "soap"
+    what: str
+    applies: Callable[[Any, Context], bool]
+    judge: Callable[[Any, Context], None]
+    elicit: dict[str, Callable[[Any], Any]]  # scenario name -> (the service's api -> Exchange)
+
+
+EXCHANGE_RULES: dict[str, ExchangeRule] = {}
+# The suites that send the scenarios of their service's exchange rules (suites/<service>/
+# test_exchange_rules.py): the address API's. The authorization server's and the SOAP
+# service's rules one exchange can show are still a test and a `rule` beside it.
+ACTIVE_EXCHANGE_SUITES = ("address",)
+
+
+def exchange_rule(check_id: str, severity: Severity, title: str, *, requirements: Iterable[str], what: str,
+                  applies: Callable[[Any, Context], bool], elicit: dict[str, Callable[[Any], Any]],
+                  service: str = "address", proven_by: Iterable[str] = (), may_fail_under: Iterable[str] = (),
+                  sends: Iterable[str] = ("valid",), feature: str = "",
+                  downgrade_reason: str = "") -> Callable[[Callable[[Any, Context], None]], Callable[[Any, Context], None]]:
+    """Declare a check one exchange can show broken, with its rule, where it is judged: the
+    declaration (as `check`, observes="exchange"), which observed items it `applies` to
+    (`what` names them in a finding), and the scenarios that `elicit` such an answer from a
+    server (each an `api -> Exchange`; the active run sends them). `sends` says what those
+    scenarios send, as for any check."""
+    if not elicit:
+        raise ValueError(f"exchange rule {check_id!r} names no scenario that elicits it")
+    if service not in ACTIVE_EXCHANGE_SUITES:
+        raise ValueError(f"exchange rule {check_id!r}: the {service} suite has no test_exchange_rules.py to send "
+                         "its scenarios; declare it on a test of its own, with a `rule` over traffic")
+    declared = check(check_id, severity, title, requirements=requirements, proven_by=proven_by,
+                     may_fail_under=may_fail_under, sends=sends, observes="exchange", feature=feature,
+                     downgrade_reason=downgrade_reason)
+
+    def register(judge: Callable[[Any, Context], None]) -> Callable[[Any, Context], None]:
+        def select(traffic: Any, ctx: Context) -> Selection:
+            return each([item for item in getattr(traffic, service) if applies(item, ctx)],
+                        lambda item: judge(item, ctx))
+
+        rule(declared, what=what)(select)
+        EXCHANGE_RULES[check_id] = ExchangeRule(check_id, service, what, applies, judge, dict(elicit))
+        return judge
+    return register
+
+
+def exchange_rules(service: str) -> list[ExchangeRule]:
+    """The exchange rules of one service, by check id."""
+    return sorted((r for r in EXCHANGE_RULES.values() if r.service == service), key=lambda r: r.check)
