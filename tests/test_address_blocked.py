@@ -36,8 +36,8 @@ TIME_TRAVEL_CASES = {
     "test_empty_or_repeated_value_answered[date-empty]",
     "test_empty_or_repeated_value_refused[date-empty]",
     "test_malformed_input_is_client_error[timestamp-out-of-range]",
-    "test_problem_members[400-malformed-value]",
-    "test_error_is_problem_json[400-malformed-value]",
+    "test_address_errors_problem_members[400-malformed-value]",
+    "test_address_media_error_is_problem_json[400-malformed-value]",
 }
 
 

@@ -5,8 +5,8 @@ the scenario that elicits it, the fault beside the behaviour it changes, the req
 by hand.
 
 The rule is the one a contributor tried: RFC 9110 15.5.6, a 405 answer carries Allow. The
-copy imports its own `conformance` (PYTHONPATH) and its own suites (`conformance/suites` is
-a link to its `suites/`, as the package mapping makes it in an install).
+copy imports its own `conformance` (PYTHONPATH) and its own suites and profiles (links named
+as pyproject.toml's package mapping names them in an install).
 """
 
 from __future__ import annotations
@@ -72,7 +72,10 @@ def _copy_tree(target: Path) -> Path:
     """The tree without its environment, beside links to what a clone has around it: the
     virtualenv and Node tools the set-up made, and the specification texts (../shared)."""
     shutil.copytree(CHECKOUT, target, ignore=_NOT_COPIED, symlinks=True)
+    # The package mapping of pyproject.toml, as an install makes it (the editable install's
+    # finder would map both to the checkout's).
     (target / "conformance" / "suites").symlink_to(target / "suites", target_is_directory=True)
+    (target / "conformance" / "profiles_shipped").symlink_to(target / "profiles", target_is_directory=True)
     (target / ".venv").symlink_to(CHECKOUT / ".venv", target_is_directory=True)
     if (CHECKOUT / "tools" / "node_modules").is_dir():
         (target / "tools" / "node_modules").symlink_to(CHECKOUT / "tools" / "node_modules", target_is_directory=True)

@@ -1,8 +1,9 @@
 """One rule, every exchange: a rule one exchange can show broken judges every exchange of an
 active run (suites/passive, run last: conformance/last_tests.py), so `conformance run` finds
 what `conformance traffic` finds on the same traffic -- here a problem instance that is no URI
-reference only in answers to requests that held an escape, which the rule's own requests
-never do (the mock fault address.problem_instance_decoded)."""
+reference only in answers to requests that held an escape (the mock fault
+address.problem_instance_decoded): the rule's own scenario with an escape fails, its others
+pass, and the answers of the run's fuzzing fail it too."""
 
 from __future__ import annotations
 
@@ -33,14 +34,15 @@ def _cases(summary: dict, check: str) -> dict[str, str]:
     return {e["test"].split("::")[-1]: e["outcome"] for e in summary["checks"] if e["check"] == check}
 
 
-def test_a_rule_broken_only_in_answers_its_own_check_never_asks_for_fails_in_run_as_in_traffic(tmp_path: Path):
+def test_a_rule_broken_in_some_answers_fails_in_the_run_as_in_its_traffic(tmp_path: Path):
     code, summary = _run(tmp_path / "run", "address.problem_instance_decoded")
     cases = _cases(summary, RULE)
     every_exchange = "test_address_errors_problem_uri_references"
-    # Its own requests hold no escape: their answers pass; the run's other answers do not.
+    # Its own requests without an escape pass; the one with an escape and the run's other answers do not.
     assert {case: outcome for case, outcome in cases.items() if case != every_exchange} == {
-        "test_problem_uri_references[400-malformed-value]": "passed",
-        "test_problem_uri_references[404-unknown-id]": "passed"}
+        f"{every_exchange}[400-malformed-value]": "passed",
+        f"{every_exchange}[404-unknown-id]": "passed",
+        f"{every_exchange}[400-escaped-value]": "failed"}
     assert cases[every_exchange] == "failed" and code == 1
     reason = next(e["reason"] for e in summary["checks"] if e["test"].endswith(every_exchange))
     assert "are not" in reason and "%" in reason  # the offending answers, to requests that held an escape

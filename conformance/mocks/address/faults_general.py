@@ -73,7 +73,7 @@ RATE_LIMIT_REMAINING_NOT_DECREMENTED = fault(
 SUPPORTED_CRS_REJECTED = fault(
     "address.supported_crs_rejected",
     "Accept-Crs / Content-Crs epsg:28992 is refused like an unsupported CRS",
-    blocks=("-> 406 crsNotAcceptable",),  # the control of every CRS check sends epsg:28992
+    blocks=("-> 406 crsNotAcceptable", "-> 415 crsNotSupported"),  # every CRS check's control sends epsg:28992
 )
 RETRY_AFTER_IN_SECONDS = fault(
     "address.retry_after_in_seconds",

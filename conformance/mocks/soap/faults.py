@@ -12,6 +12,7 @@ from conformance.mocks.faults import Fault, fault
 # How a check says its control was refused (conformance/checks/soap/support.py): a fault that
 # refuses valid requests blocks every check that starts from one.
 _CONTROL_REFUSED = "the unchanged, schema-valid request (control) must be accepted"
+_VALID_REFUSED = "a schema-valid request answered with a response, not a Fault"
 
 SOAP_FAULTS: tuple[Fault, ...] = (
     fault("soap.schema_invalid_response", "the response element lacks its required Reactie"),
@@ -72,7 +73,7 @@ SOAP_FAULTS: tuple[Fault, ...] = (
     fault(
         "soap.valid_request_refused",
         "schema-valid requests are answered with a Server Fault (HTTP 500)",
-        blocks=(_CONTROL_REFUSED,),
+        blocks=(_CONTROL_REFUSED, _VALID_REFUSED),
     ),
     # The one failure, under the cause "valid GraafberichtServiceRequest -> HTTP 500
     # Client.Authentication Fault". Every check judging a response element, a refusal
@@ -82,7 +83,7 @@ SOAP_FAULTS: tuple[Fault, ...] = (
         "soap.every_request_refused",
         "every POST, valid or not, is refused with a soapenv:Client.Authentication Fault "
         "(HTTP 500): the service does not admit the caller, whatever the message",
-        blocks=(_CONTROL_REFUSED,),
+        blocks=(_CONTROL_REFUSED, _VALID_REFUSED),
     ),
     fault(
         "soap.response_hangs",
