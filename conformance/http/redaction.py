@@ -84,6 +84,27 @@ _PARAM_SECRET = re.compile(r"(?:^|(?<=[?#&;]))(" + _NAMES + r")=([^&#\s\"'<>;]*)
 # A body that is form data as a whole (`a=1&b=2`, no white space).
 _FORM_BODY = re.compile(r"[^=&\s]+=[^&\s]*(?:&[^=&\s]+=[^&\s]*)*\s*")
 _BASIC = re.compile(r"\bBasic\s+([A-Za-z0-9+/=_-]{4,})", re.IGNORECASE)
+# What each pattern above needs to find in a text, folded: a text holding none of them cannot
+# match it, which a substring test tells far sooner than the case-insensitive regex scan (a
+# 28 KB page of addresses: 4 ms of learning and masking before, 0.2 ms after).
+_JSON_NEEDLES = tuple(f'"{name}"' for name in sorted(SECRET_JSON_KEYS))
+_PARAM_NEEDLES = tuple(f"{name}=" for name in sorted(SECRET_PARAMS))
+_XML_NEEDLES = tuple(_XML_SECRET_NAMES.split("|"))
+# Characters re.IGNORECASE matches with "i" that casefold() does not fold to it.
+_UNFOLDED_I = ("\u0131", "\u0130")
+
+
+class _Folded:
+    """Which of the secret patterns a text may match, by substring tests on it folded; any
+    when it holds a character folding would not bring to what the regexes match."""
+
+    def __init__(self, text: str) -> None:
+        self.low = None if any(c in text for c in _UNFOLDED_I) else text.casefold()
+
+    def may(self, needles: tuple[str, ...]) -> bool:
+        return self.low is None or any(n in self.low for n in needles)
+
+
 # Bodies larger than this are not parsed to learn secrets from (a token response is small);
 # they are still masked by member name and by every value already learned.
 _LEARN_MAX = 1024 * 1024
@@ -207,15 +228,19 @@ class Redactor:
                         seen.add(other)
                         variants.append(other)
         for variant in variants:
-            for m in _JSON_SECRET.finditer(variant):
-                self._learned(json_unescape(m.group(2)))
-            for m in _PARAM_SECRET.finditer(variant):
-                self._learned(_unquote(m.group(2)))
-            if "<" in variant:
+            folded = _Folded(variant)
+            if folded.may(_JSON_NEEDLES):
+                for m in _JSON_SECRET.finditer(variant):
+                    self._learned(json_unescape(m.group(2)))
+            if folded.may(_PARAM_NEEDLES):
+                for m in _PARAM_SECRET.finditer(variant):
+                    self._learned(_unquote(m.group(2)))
+            if "<" in variant and folded.may(_XML_NEEDLES):
                 for m in _XML_SECRET_ELEMENT.finditer(variant):
                     self._learned(html.unescape(m.group(2)).strip())
-            for m in _BASIC.finditer(variant):  # an echoed Authorization header
-                self._learn_basic(m.group(1))
+            if folded.may(("basic",)):
+                for m in _BASIC.finditer(variant):  # an echoed Authorization header
+                    self._learn_basic(m.group(1))
 
     # --- bodies ----------------------------------------------------------------------------
     def body(self, body: bytes, content_type: str | None) -> bytes:
@@ -238,14 +263,15 @@ class Redactor:
     def _masked_text(self, text: str) -> str:
         # By what the body is, whatever it is labelled (a token response served as text/plain,
         # JSON inside a page): secret-named members, parameters and elements, then values.
-        if '"' in text:
+        folded = _Folded(text)
+        if '"' in text and folded.may(_JSON_NEEDLES):
             text = _JSON_SECRET.sub(lambda m: f'{m.group(1)}"{MASK}"', text)
-        if "=" in text:
+        if "=" in text and folded.may(_PARAM_NEEDLES):
             # A form body keeps the mask as written; in a URL written into other text it is
             # percent-encoded, so the URL stays a URI reference (a problem's instance) and
             # reads "[redacted]" decoded.
             text = _PARAM_SECRET.sub(_mask_param if _FORM_BODY.fullmatch(text) else _mask_param_in_url, text)
-        if "<" in text:
+        if "<" in text and folded.may(_XML_NEEDLES):
             # Elements named like a secret (<wsse:Password>, <access_token>): masked by name,
             # by a pattern on the text rather than a parse, so hostile XML cannot get in the way.
             text = _XML_SECRET_ELEMENT.sub(lambda m: f"{m.group(1)}{MASK}{m.group(3)}", text)

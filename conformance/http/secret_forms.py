@@ -43,6 +43,7 @@ _ESCAPE_RUN = re.compile(
     r"""(?<![^\s"'<>])(?:[^\s"'<>\\]*+\\(?:u[0-9A-Fa-f]{4}|[^\s]))++[^\s"'<>\\]*+""")
 _CHARREF_RUN = re.compile(
     r"""(?<![^\s"'<>])(?:[^\s"'<>&]*+&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?)++[^\s"'<>&]*+""")
+_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 _ESCAPE = re.compile(r"\\(u[0-9A-Fa-f]{4}(?:\\u[0-9A-Fa-f]{4})?|.)", re.DOTALL)
 _SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 # Printable ASCII that a percent-encoded run may carry unencoded (the mask's brackets too).
@@ -106,11 +107,14 @@ class SecretValues:
         text = self._mask_plain(text)
         if depth >= _MAX_DEPTH:
             return text
-        if "%" in text:
+        # Each pass only where the text holds what it decodes: a scan of every run costs far
+        # more than the test (a page of addresses has "&" and "%" in its links, rarely an
+        # escape or a character reference), and no run decodes where the whole text does not.
+        if "%" in text and _PERCENT_ESCAPE.search(text):
             text = _PERCENT_RUN.sub(self._run_masker(unquote, lambda s: quote(s, safe=_PERCENT_SAFE), depth), text)
         if "\\" in text:
             text = _ESCAPE_RUN.sub(self._run_masker(json_unescape, _json_escape, depth), text)
-        if "&" in text:
+        if "&" in text and html.unescape(text) != text:
             text = _CHARREF_RUN.sub(self._run_masker(html.unescape, html.escape, depth), text)
         return text
 
