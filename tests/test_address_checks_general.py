@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from conformance.checks.address import general as g
 from conformance.catalogue import registered_checks
+from conformance.checks.address import general as g
 from conformance.checks.registry import Severity
 from conformance.findings import Blocked, Finding
 from conformance.http.exchange import Exchange, Headers
