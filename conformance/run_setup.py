@@ -311,7 +311,7 @@ def validate_samples(profile: Profile, state: RunState, run: Any) -> None:
         if not profile.address.mock:
             check_base_url(profile, getter(api), probe_base=on_base)
         if profile.address.samples and profile.address.verify_samples:
-            state.sample_regressions = validate(profile, getter(api),
+            state.sample_regressions = validate(profile, getter(api), concurrency=api.client.concurrency,
                                                 log=lambda line: print(f"conformance: {line}", file=sys.stderr))
     except Stopped as stopped:  # the address API stopped answering: its checks will be blocked for it
         print(f"conformance: samples not validated: {stopped.stop}", file=sys.stderr)

@@ -280,6 +280,9 @@ def _entry(ex: Exchange) -> dict[str, Any]:
     }
 
 
+_APPENDING = threading.Lock()
+
+
 class TrafficLog:
     """A run's exchanges (already redacted), appended as they are recorded -- one HAR entry
     per line in a part file per process, so nothing is held in memory -- and joined into
@@ -293,7 +296,7 @@ class TrafficLog:
     def write(self, exchanges: Iterable[Exchange]) -> None:
         lines = [json.dumps(_entry(ex)) + "\n" for ex in exchanges]
         if lines:
-            with self.path.open("a", encoding="utf-8") as handle:
+            with _APPENDING, self.path.open("a", encoding="utf-8") as handle:  # whole lines, whichever thread writes
                 handle.writelines(lines)
 
     @classmethod

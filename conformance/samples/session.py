@@ -5,6 +5,7 @@ profile's `[services.address.samples]` table."""
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,6 +17,7 @@ import tomlkit
 from conformance.errors import ConfigError
 from conformance.http.address import AddressApi
 from conformance.http.client import DiscardingRecorder, Recorder, ServiceBounds
+from conformance.http.concurrency import concurrently
 from conformance.http.redaction import Redactor
 from conformance.http.schedule import Schedule
 from conformance.profiles import ADDRESS_SAMPLES, Profile
@@ -125,7 +127,8 @@ def _with_prefix(base: str, prefix: str) -> str:
     return base + prefix
 
 
-def validate(profile: Profile, get: Get, *, log: Callable[[str], None] = lambda _: None) -> dict[str, str]:
+def validate(profile: Profile, get: Get, *, log: Callable[[str], None] = lambda _: None,
+             concurrency: int = 1) -> dict[str, str]:
     """Run start: every sample the profile names against its contract.
 
     Who is to blame when a sample misses it decides what happens (README "Samples"):
@@ -136,16 +139,30 @@ def validate(profile: Profile, get: Get, *, log: Callable[[str], None] = lambda 
       or its data), so the run goes on and the checks judge the server with the sample;
       returned as sample -> what changed, for the report.
     One the server's answers do not allow judging is left to the checks (they judge the
-    server). The first answer that breaks HTTP or a limit ends the validation."""
+    server). The first answer that breaks HTTP or a limit ends the validation. `concurrency`:
+    samples verified at once (each sample's requests stay in their order); the outcome is the
+    serial one's."""
     service = profile.address
     if service is None or not service.samples:
         return {}
+    samples = dict(service.samples)
+    unanswered = threading.Event()  # a sample not started by then is not verified, as in a serial validation
+
+    def verified(name: str, value: str) -> Callable[[], Verdict | C.Unanswered | None]:
+        def verify() -> Verdict | C.Unanswered | None:
+            if unanswered.is_set():
+                return None
+            try:
+                return C.verify(get, name, value, samples)
+            except C.Unanswered as why:
+                unanswered.set()
+                return why
+        return verify
+
     verdicts: list[Verdict] = []
-    for name, value in service.samples.items():
-        try:
-            verdict = C.verify(get, name, value, dict(service.samples))
-        except C.Unanswered as why:
-            log(f"samples not verified: {why}")
+    for verdict in concurrently([verified(name, value) for name, value in samples.items()], concurrency):
+        if not isinstance(verdict, Verdict):  # the first unanswered, in the samples' order, ends the validation
+            log(f"samples not verified: {verdict}")
             break
         verdicts.append(verdict)
         if verdict.outcome == "unverifiable":
