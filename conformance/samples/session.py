@@ -166,7 +166,8 @@ def validate(profile: Profile, get: Get, *, log: Callable[[str], None] = lambda 
             break
         verdicts.append(verdict)
         if verdict.outcome == "unverifiable":
-            log(f"sample {name} {value} could not be verified ({verdict.detail}); the checks starting from it judge")
+            log(f"sample {verdict.name} {verdict.value} could not be verified ({verdict.detail}); "
+                "the checks starting from it judge")
     verified_at = service.samples_verified.get("at", "?")
     regressed = {v.name: f"sample {v.name} {v.value} met its contract when `conformance discover` verified it "
                          f"({verified_at}) and does not now: it {v.detail}; the environment changed (its behaviour "
