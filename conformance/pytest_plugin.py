@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 
 from conformance import run_outcomes as outcomes
-from conformance import run_progress
+from conformance import run_progress, side_by_side
 from conformance import run_setup as setup
 from conformance.auth.login import LoginError
 from conformance.catalogue import SENDS, Severity, check_by_id
@@ -102,6 +102,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if config.getoption("hypothesis_seed", None) is None:
             config.option.hypothesis_seed = state.seed
         _watch_and_gate(config, state, config.workerinput["workerid"])
+        side_by_side.install(config, state, _declared)
         return
     if not setup.is_conformance_run(config):
         return
@@ -129,14 +130,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(outcomes.SummaryCollector(summary, Path(state.report_dir), waivers), "conformance-summary")
     _watch_and_gate(config, state, "main")
     run_progress.install(config, run, state, profile)
+    if not setup.runs_workers(config):  # else the workers run the tests
+        side_by_side.install(config, state, _declared)
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHandOver(state), "conformance-xdist")
-
-
-@pytest.hookimpl(optionalhook=True, tryfirst=True)  # before xdist's own (the CPUs), which always answers
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """`-n auto` against a slow deployment: enough workers to keep it busy at the profile's rate."""
-    return setup.auto_worker_count(config)
 
 
 def _start_process(config: pytest.Config, state: RunState, *, cluster: Any = None) -> RunContext:
@@ -171,8 +168,6 @@ class _XdistHandOver:
 
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput["conformance_state"] = self._state.to_json()
-        # Chosen by the controller (run_setup.auto_worker_count), not on the command line the workers re-read.
-        node.workerinput["maxschedchunk"] = getattr(node.config.option, "maxschedchunk", None)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -233,8 +228,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if profile.limits.request_budget or profile.limits.daily_quota_reserve:
         items[:] = by_severity(items, _severity)  # a budget goes to MUST checks first
     workers = int(getattr(config, "workerinput", {}).get("workercount", 0))
-    items[:] = spread_slow_first(items, workers, lambda item: "fuzz" in item.stash.get(_SENDS, ()),
-                                 getattr(config, "workerinput", {}).get("maxschedchunk"))
+    # Long: contract fuzzing, but a group judged on a contract pass (suites/address/conftest.py: last).
+    long = lambda i: "fuzz" in i.stash.get(_SENDS, ()) and "judged_on_contract_pass" not in i.fixturenames  # noqa: E731
+    items[:] = spread_slow_first(items, workers, long, getattr(config.option, "maxschedchunk", None))
+
+
+def _declared(item: pytest.Item) -> tuple[str | None, tuple[str, ...]]:  # its check and what it sends
+    return item.stash.get(_CHECK_ID, None), item.stash.get(_SENDS, ())
 
 
 def _severity(item: pytest.Item) -> Any:  # the item's check's, None for another test

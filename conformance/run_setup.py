@@ -20,7 +20,7 @@ import pytest
 
 from conformance.errors import ConfigError, HarnessError, UnreachableError
 from conformance.http.client import probe
-from conformance.http.concurrency import auto_workers, in_flight_bound
+from conformance.http.concurrency import in_flight_bound
 from conformance.http.redaction import Redactor
 from conformance.http.stops import Stopped
 from conformance.mocks import faults as fault_catalogue
@@ -170,8 +170,7 @@ COMPARED = ("address",)
 
 def observed_latency(config: pytest.Config, profile: Profile, name: str) -> float:
     """The seconds a real service's probe took to its answer's head (connection set-up
-    included): UnreachableError when it answers nothing. Probed once per run: `-n auto`
-    probes before the workers are chosen (auto_worker_count), the preparation reuses it.
+    included): UnreachableError when it answers nothing. Probed once per run.
     The address API's probe is a valid query with the profile's key (a conforming server
     answers it 200, or 404 where the base URL misses the API), never one it would refuse;
     the exchange is kept for the run's traffic.har (record_probes)."""
@@ -210,37 +209,6 @@ def _probe_request(profile: Profile, name: str) -> tuple[str, dict[str, str] | N
         resolve_secrets(profile)  # raises, naming every missing secret
     path, params = BASE_PROBES[0]
     return f"{path}?{urlencode(params)}", {address.api_key_header: key or "", "Accept": "application/hal+json"}
-
-
-def auto_worker_count(config: pytest.Config) -> int | None:
-    """The xdist workers of `-n auto` (pytest-xdist's pytest_xdist_auto_num_workers): for a
-    run against real services that answer slowly, Little's law's number from the profile's
-    rate and the probe's latency (conformance/http/concurrency.py auto_workers); None (the
-    cores, xdist's own choice) for runs of loopback mocks, passive runs and unreadable
-    profiles, which the preparation then reports."""
-    import os
-
-    if not is_conformance_run(config) or config.getoption("traffic") or os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
-        return None  # pytest-xdist's own choice (its variable set: the user's)
-    from xdist.plugin import pytest_xdist_auto_num_workers as cores  # xdist's own choice: the CPUs
-
-    from conformance.errors import HarnessError
-    from conformance.profiles import load_profile
-
-    try:
-        profile = load_profile(config.getoption("profile"))
-        rate = profile.limits.requests_per_second
-        bounds = [(in_flight_bound(profile.limits.concurrency, rate, latency), rate, latency)
-                  for latency in (observed_latency(config, profile, name) for name, service in profile.services.items()
-                                  if not service.mock and runs_suite(config, name))]
-    except HarnessError:
-        return None  # the preparation says what is wrong (exit 2, or 3 when unreachable)
-    workers = auto_workers(cores(config), bounds) if bounds else None
-    if workers and workers > cores(config) and not getattr(config.option, "maxschedchunk", None):
-        # Many workers, few long tests (the fuzzing): xdist hands out two tests at a time, so
-        # no quick test waits behind a long one while another worker idles (xdist_order.py).
-        config.option.maxschedchunk = 2
-    return workers
 
 
 def needs_sample_validation(config: pytest.Config, profile: Profile, state: RunState) -> bool:

@@ -47,8 +47,8 @@ def first_chunk_size(collected: int, workers: int, max_chunk: int | None = None)
 def spread_slow_first(items: list[T], workers: int, slow: Callable[[T], bool], max_chunk: int | None = None) -> list[T]:
     """`items` with the slow ones at the heads of the workers' first chunks, in turn.
 
-    With chunks of two (`max_chunk` 2: the many workers of a run against a slow deployment,
-    conformance/run_setup.py auto_worker_count) a worker's chunk holds one slow item; the
+    With chunks of two (`max_chunk` 2: a run given `--maxschedchunk 2`, for many workers and
+    few long tests) a worker's chunk holds one slow item; the
     others lead the refills of two, each beside a quick one, so they go one by one to the
     workers that run low first instead of queueing behind another slow item."""
     slow_items = [item for item in items if slow(item)]

@@ -3,12 +3,15 @@
 The same run twice against the local mock -- once with `limits.concurrency = 1` (every
 request after the previous one's answer) and once with the default -- gives every check the
 same outcome, on a faithful mock and on one with a fault the concurrent parts judge. The
-address suite likewise in one process and in several xdist workers (what `-n auto` starts
-against a slow deployment: conformance/http/concurrency.py auto_workers), faults included.
+address suite likewise in one process and in several xdist workers, faults included; and
+against the mock described as a deployment, where each worker runs its tests side by side
+(conformance/side_by_side.py), sends contract fuzzing's explicit examples ahead and the
+stateful shards together, against one test and one request at a time.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -18,9 +21,12 @@ from pathlib import Path
 import forked_cli
 import pytest
 
-from conformance.mocks.faults import catalogue, expected_failures
+from conformance.mocks.deployment import deployment_profile
+from conformance.mocks.faults import FaultSet, catalogue, expected_failures
+from conformance.mocks.launcher import MockCluster
 from conformance.paths import CHECKOUT as REPO_ROOT
 from conformance.paths import OPENAPI_DESCRIPTION, SHIPPED_PROFILES
+from conformance.profiles import load_profile
 
 
 def profile_with(tmp_path: Path, concurrency: int | None) -> Path:
@@ -92,5 +98,33 @@ def test_address_suite_in_one_process_and_in_several_agrees(tmp_path: Path) -> N
     passed = {e["check"] for e in parallel["checks"] if e["outcome"] == "passed"}
     assert failed and len(passed) > 100, (failed, len(passed))
     for name in faults:  # each fault is found by the checks it exists to trip
+        must, _ = expected_failures(next(f for f in catalogue("address") if f.name == name))
+        assert must & failed, (name, sorted(must))
+
+
+def test_side_by_side_and_one_at_a_time_agree(tmp_path: Path) -> None:
+    """The address mock described as a deployment (a real service to the run: its latency is
+    measured), under the four faults above: two workers running their tests side by side,
+    and one process with `limits.concurrency = 1` (one test, one request at a time)."""
+    profile = dataclasses.replace(load_profile("local-mock"), soap=None, auth=None)
+    with MockCluster(profile, FaultSet(frozenset(ADDRESS_FAULTS))) as cluster:
+        described = deployment_profile(profile, cluster)
+        runs = {}
+        for name, limits, workers in (("side-by-side", "", "2"), ("one-at-a-time", "[limits]\nconcurrency = 1\n", "0")):
+            (tmp_path / f"{name}.toml").write_text(described + limits)
+            report = tmp_path / name
+            proc = forked_cli.run([sys.executable, "-m", "conformance.cli", "run", "--profile", str(tmp_path / f"{name}.toml"),
+                                   "--suite", "address", "-n", workers, "--no-html", "--seed", "4242", "--max-examples", "3",
+                                   "--report-dir", str(report)],
+                                  capture_output=True, text=True, timeout=900, cwd=REPO_ROOT,
+                                  env={**os.environ, **cluster.secrets, **forked_cli.other_hash_seed()})
+            assert (report / "summary.json").is_file(), proc.stdout[-2000:] + proc.stderr[-2000:]
+            runs[name] = proc.returncode, json.loads((report / "summary.json").read_text())
+    verdicts = lambda s: {(e["check"], e["test"]): e["outcome"] for e in s["checks"]}  # noqa: E731
+    (side_code, side), (serial_code, serial) = runs["side-by-side"], runs["one-at-a-time"]
+    assert verdicts(side) == verdicts(serial)
+    assert side_code == serial_code == 1
+    failed = {e["check"] for e in side["checks"] if e["outcome"] == "failed"}
+    for name in ADDRESS_FAULTS:  # each fault is found by the checks it exists to trip
         must, _ = expected_failures(next(f for f in catalogue("address") if f.name == name))
         assert must & failed, (name, sorted(must))

@@ -1,14 +1,16 @@
-"""How many senders a run against a slow deployment gets (Little's law: rate x latency), and
-the console's progress lines (README "Limits": how many senders)."""
+"""How many senders a run against a slow deployment gets (Little's law: rate x latency, times
+the time a request holds its slot beyond its answer), and the console's progress lines
+(README "Limits": how many senders). The workers stay the cores: the senders are tests side
+by side within them (conformance/side_by_side.py)."""
 
 from __future__ import annotations
 
 from conformance.http.concurrency import (
     DEFAULT_CONCURRENCY,
     DERIVED_CONCURRENCY_CAP,
-    WORKER_CAP,
-    auto_workers,
+    SLOT_HOLD,
     in_flight_bound,
+    lanes,
     little,
 )
 from conformance.reporting.console import rate_line
@@ -21,7 +23,7 @@ def test_little_is_rate_times_latency_rounded_up() -> None:
 
 
 def test_in_flight_bound_follows_the_latency_unless_the_profile_sets_it() -> None:
-    assert in_flight_bound(0, 50, 0.2) == 10
+    assert in_flight_bound(0, 50, 0.2) == SLOT_HOLD * 10
     assert in_flight_bound(0, 50, 5.0) == DERIVED_CONCURRENCY_CAP
     assert in_flight_bound(0, 50, 0.001) == DEFAULT_CONCURRENCY  # a fast service: today's bound
     assert in_flight_bound(0, 0, 0.2) == DEFAULT_CONCURRENCY  # unpaced: nothing to derive from
@@ -29,13 +31,11 @@ def test_in_flight_bound_follows_the_latency_unless_the_profile_sets_it() -> Non
     assert in_flight_bound(2, 50, 5.0) == 2  # the profile's own bound, as set
 
 
-def test_auto_workers_keep_the_cores_unless_a_service_is_slow() -> None:
-    assert auto_workers(2, []) == 2
-    assert auto_workers(2, [(DEFAULT_CONCURRENCY, 50, 0.002)]) == 2
-    assert auto_workers(2, [(10, 50, 0.2)]) == 10
-    assert auto_workers(2, [(3, 50, 0.2)]) == 3  # capped by the in-flight bound
-    assert auto_workers(2, [(32, 50, 5.0)]) == WORKER_CAP
-    assert auto_workers(2, [(4, 50, 0.02), (10, 50, 0.2)]) == 10  # the slowest service decides
+def test_a_worker_runs_as_many_tests_side_by_side_as_may_be_in_flight() -> None:
+    assert lanes(in_flight_bound(0, 50, 0.2)) == 20
+    assert lanes(DEFAULT_CONCURRENCY) == DEFAULT_CONCURRENCY
+    assert lanes(1) == 1  # `concurrency = 1`: one test at a time, as a serial run
+    assert lanes(0) == 1
 
 
 def test_rate_line_gives_the_share_of_the_limit() -> None:

@@ -41,7 +41,7 @@ def test_a_serial_run_or_nothing_slow_keeps_the_collection_order() -> None:
 
 
 def test_chunks_of_two_take_one_slow_item_each() -> None:
-    # Many workers against a slow deployment (--maxschedchunk 2): one slow item per first
+    # Many workers, few long tests (--maxschedchunk 2): one slow item per first
     # chunk, the rest one per refill of two, each beside a quick one.
     items = [f"t{i:02d}" for i in range(40)]
     slow = {"t30", "t31", "t32", "t33", "t34"}

@@ -10,9 +10,12 @@ nothing unredacted can reach a report.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import ssl
+import threading
 import time
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.cookiejar import CookieJar, DefaultCookiePolicy
@@ -55,32 +58,76 @@ class BudgetExhausted(NotJudged):
         super().__init__(what, f"{detail}; {how}" if detail else how)
 
 
-@dataclass
 class Recorder:
     """Collects the exchanges of the current test; the reporting adapter attaches them. What a
     test sent (`record`) also goes into the run's traffic.har; what it only shows (`show`: a
     passive check's offending exchanges, recorded once already when they were sent) does not,
-    so traffic.har holds each exchange once."""
+    so traffic.har holds each exchange once.
+
+    One per process. The tests a worker runs side by side (conformance/side_by_side.py) run in
+    threads of their own, each recording apart (`record_apart`); the threads a test sends from
+    (concurrency.concurrently) run in its context. Elsewhere every thread records into the one
+    holding of the process, as a process that runs one test at a time does."""
+
+    def __init__(self) -> None:
+        self._shared = _Held()
+
+    def _mine(self) -> _Held:
+        apart = _APART.get(None)
+        if apart is None:
+            return self._shared
+        with _MAKING:  # the threads of one test share its holding: one made for all of them
+            held = apart.get(self)
+            if held is None:
+                held = apart[self] = _Held()
+        return held
+
+    @property
+    def exchanges(self) -> list[Exchange]:
+        return self._mine().exchanges
+
+    @property
+    def shown(self) -> list[Exchange]:
+        return self._mine().shown
+
+    def record(self, exchange: Exchange) -> None:
+        self._mine().exchanges.append(exchange)
+
+    def show(self, exchange: Exchange) -> None:
+        self._mine().shown.append(exchange)
+
+    def take(self) -> list[Exchange]:
+        held = self._mine()
+        taken, held.exchanges = held.exchanges, []
+        return taken
+
+    def clear(self) -> None:
+        held = self._mine()
+        held.exchanges, held.shown = [], []
+
+    def take_shown(self) -> list[Exchange]:
+        held = self._mine()
+        taken, held.shown = held.shown, []
+        return taken
+
+
+@dataclass
+class _Held:
+    """One test's exchanges in one recorder."""
 
     exchanges: list[Exchange] = field(default_factory=list)
     shown: list[Exchange] = field(default_factory=list)
 
-    def record(self, exchange: Exchange) -> None:
-        self.exchanges.append(exchange)
 
-    def show(self, exchange: Exchange) -> None:
-        self.shown.append(exchange)
+# The recorders' holdings of a context that records apart (`record_apart`), by recorder.
+_APART: contextvars.ContextVar[weakref.WeakKeyDictionary[Recorder, _Held]] = contextvars.ContextVar("recorded_apart")
+_MAKING = threading.Lock()
 
-    def take(self) -> list[Exchange]:
-        taken, self.exchanges = self.exchanges, []
-        return taken
 
-    def clear(self) -> None:
-        self.exchanges, self.shown = [], []
-
-    def take_shown(self) -> list[Exchange]:
-        taken, self.shown = self.shown, []
-        return taken
+def record_apart() -> None:
+    """From now on this context (a thread running one test beside others) records its
+    exchanges apart from the rest of the process, in every recorder."""
+    _APART.set(weakref.WeakKeyDictionary())
 
 
 class DiscardingRecorder(Recorder):
@@ -357,12 +404,15 @@ class ApiClient:
         content: bytes | None = None,
         omit_headers: Sequence[str] = (),
         intent: Intent | None = None,
+        record: bool = True,
     ) -> tuple[Exchange, Exchange]:
         """(redacted, raw). Only token flows use the raw exchange, to read the codes and
         tokens they must send on; checks and reports only ever see the redacted one. The
         redactor learns every secret of the raw exchange before it is recorded. `intent`: what
         the caller sends (a flood, fuzzing); otherwise the client's classifier decides between
-        valid and designed to be refused (conformance/http/intent.py)."""
+        valid and designed to be refused (conformance/http/intent.py). `record` False: the
+        answer is recorded when its test reads it (`record`; contract fuzzing's answers sent
+        ahead, conformance/http/fuzz_transport.py), and (raw, raw) is returned."""
         request = self._http.build_request(method, self.url_for(path), params=params, headers=headers,
                                            content=content)
         for name in omit_headers:
@@ -373,9 +423,11 @@ class ApiClient:
         intent = Intent.REFUSED if why else (intent or Intent.VALID)
         self._switches.admit(intent, why)  # a request the profile forbids does not leave: not judged
         for _attempt in range(RATE_LIMIT_RETRIES):
-            redacted, raw = self._send_once(request, intent, why)
+            redacted, raw = self._send_once(request, intent, why, record)
             if raw.status != 429 or not self._retry:
                 return redacted, raw
+            if not record:
+                self.record(raw)  # a 429 waited out: evidence now, as when recorded on arrival
             asked = retry_after_s(raw.response_headers.get("retry-after"))
             if asked is not None and asked > MAX_RETRY_WAIT_S:
                 break
@@ -402,13 +454,13 @@ class ApiClient:
         return bool(body) and self._redactor.body(body, request.headers.get("content-type")) != body
 
     def _send_once(self, request: httpx.Request, intent: Intent = Intent.VALID,
-                   why: str | None = None) -> tuple[Exchange, Exchange]:
+                   why: str | None = None, record: bool = True) -> tuple[Exchange, Exchange]:
         with self._pacer.slot():
             self._pacer.acquire()
-            return self._send_in_slot(request, intent, why)
+            return self._send_in_slot(request, intent, why, record)
 
     def _send_in_slot(self, request: httpx.Request, intent: Intent = Intent.VALID,
-                      why: str | None = None) -> tuple[Exchange, Exchange]:
+                      why: str | None = None, record: bool = True) -> tuple[Exchange, Exchange]:
         notes = {} if intent is Intent.VALID else {NOTE: str(intent), **({WHY: why} if why else {})}
         started = time.monotonic()
         origin = _origin(request.url)
@@ -453,7 +505,7 @@ class ApiClient:
             elapsed_ms=(time.monotonic() - started) * 1000,
             notes=notes,
         )
-        return self.record(raw), raw
+        return (self.record(raw) if record else raw), raw
 
     def _violated(self, violation: HttpViolation) -> None:
         """A request the run stopped (its deadline cut it short) is no finding of the

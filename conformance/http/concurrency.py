@@ -1,17 +1,19 @@
 """Requests that do not depend on each other, sent together; never more in flight than the
 profile's `limits.concurrency` to one service, across all the run's processes.
 
-A slow service makes a run's time the number of requests times the answer time; requests
-that do not depend on each other's answers (the valid-message examples, the variants of one
-negative check, one check's scenario requests) are sent together by `concurrently`, and
-`Slots` keeps the number in flight to a service at or below its bound, whichever process or
-thread sends. Checks that need order (token flows, replay, rate-limit floods) keep sending
-one request after another.
+A slow service makes a run's time the number of requests times the answer time. The run
+keeps it busy without more processes than cores: each xdist worker runs several tests side by
+side (`lanes`; conformance/side_by_side.py), and requests that do not depend on each other's
+answers (the valid-message examples, the variants of one negative check, one check's scenario
+requests) are sent together by `concurrently`. `Slots` keeps the number in flight to a service
+at or below its bound, whichever process or thread sends. Checks that need order (token flows,
+replay, rate-limit floods) keep sending one request after another.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import fcntl
 import math
 import os
@@ -30,10 +32,11 @@ DEFAULT_CONCURRENCY = 4
 # requests at 32 could not take less than 35 s, at 64 they take 17 s (benchmarks/slow_service.py
 # --suite soap --delay 5: 62.8 s -> 51.7 s wall). A profile bounds it lower with `concurrency`.
 DERIVED_CONCURRENCY_CAP = 64
-# xdist workers for `-n auto` against a slow service: each is a process with the suites
-# loaded (about 150 MB, a second or two of CPU to start); beyond this the requests that do
-# not depend on each other are sent together inside the checks instead.
-WORKER_CAP = 12
+# A request holds its slot longer than its answer takes: from before its turn in the rate
+# (conformance/http/schedule.py) until the harness has read the answer. Little's law on the
+# answer time alone left the run below the rate: 0.2 s answers at 50 requests/s held 10 slots
+# 0.29 s each on two busy cores, 35 requests/s (benchmarks/slow_service.py --suite address).
+SLOT_HOLD = 2
 # How often the head of a service's queue looks for a freed slot when all are held: a slot is
 # held for a request's answer time, so this adds at most this much to a request that waited.
 POLL_S = 0.02
@@ -49,20 +52,21 @@ def little(rate_per_s: float, latency_s: float) -> int:
 
 def in_flight_bound(configured: int, rate_per_s: float, latency_s: float | None) -> int:
     """The most requests in flight to one service: the profile's `concurrency` when it sets
-    one (0: it does not); else Little's law's figure for the observed latency, never below
-    the default (a loopback mock or an unpaced run keep it) nor above DERIVED_CONCURRENCY_CAP."""
+    one (0: it does not); else Little's law's figure for the observed latency times SLOT_HOLD,
+    never below the default (a loopback mock or an unpaced run keep it) nor above
+    DERIVED_CONCURRENCY_CAP."""
     if configured:
         return configured
-    return max(DEFAULT_CONCURRENCY, min(DERIVED_CONCURRENCY_CAP, little(rate_per_s, latency_s or 0.0)))
+    wanted = SLOT_HOLD * little(rate_per_s, latency_s or 0.0)
+    return max(DEFAULT_CONCURRENCY, min(DERIVED_CONCURRENCY_CAP, wanted))
 
 
-def auto_workers(cores: int, bounds: list[tuple[int, float, float | None]]) -> int:
-    """xdist workers for `-n auto`: `cores`, or more when a service answers slowly. Each
-    worker sends one request at a time in the checks that need order, so a run keeps a
-    service busy at its rate with Little's law's number of workers, capped by the service's
-    in-flight bound and WORKER_CAP. `bounds`: (in-flight bound, rate, latency) per service."""
-    wanted = max((min(bound, little(rate, latency or 0.0)) for bound, rate, latency in bounds), default=0)
-    return max(cores, min(WORKER_CAP, wanted))
+def lanes(in_flight: int) -> int:
+    """Tests one worker runs side by side against a slow service: as many as may be in flight
+    to it (each test waits for one answer at a time, and every worker may find the others busy
+    with their own work); `Slots` holds the requests of all of them to the bound. 1 (one test
+    at a time) where at most one request may be in flight."""
+    return max(1, in_flight)
 
 
 def concurrently(calls: Sequence[Callable[[], T]], limit: int) -> list[T]:
@@ -75,13 +79,31 @@ def concurrently(calls: Sequence[Callable[[], T]], limit: int) -> list[T]:
     if limit <= 1 or len(calls) <= 1:
         return [call() for call in calls]
     with ThreadPoolExecutor(max_workers=min(limit, len(calls)), thread_name_prefix="conformance-send") as pool:
-        futures = [pool.submit(call) for call in calls]
+        # Each call in the caller's context: what it sends is recorded as the caller's test's.
+        futures = [pool.submit(contextvars.copy_context().run, call) for call in calls]
         wait(futures)
     for future in futures:
         error = future.exception()
         if error is not None:
             raise error
     return [future.result() for future in futures]
+
+
+_ON_WAIT: list[Callable[[], contextlib.AbstractContextManager[None]]] = []
+
+
+def waiting() -> contextlib.AbstractContextManager[None]:
+    """Around a wait for another test's work (a lock it holds while it runs): a test that runs
+    side by side with others gives its worker's turn up meanwhile (`on_wait`). Not around a
+    wait for one's own work (`concurrently`'s calls need no turn): a fixture being made must
+    not be made again by a test beside it."""
+    return _ON_WAIT[0]() if _ON_WAIT else contextlib.nullcontext()
+
+
+def on_wait(hook: Callable[[], contextlib.AbstractContextManager[None]] | None) -> None:
+    """What `waiting` does from now on (conformance/side_by_side.py, while its loop runs);
+    None: nothing again."""
+    _ON_WAIT[:] = [hook] if hook is not None else []
 
 
 class Slots:

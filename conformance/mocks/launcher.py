@@ -30,15 +30,24 @@ class AnswerDelay:
 
     To try the harness against a slow environment (benchmarks/slow_service.py, `conformance
     mock --answer-delay`). The wait is an `asyncio.sleep` on the server's event loop, so
-    requests in flight together are delayed together, not queued behind each other."""
+    requests in flight together are delayed together, not queued behind each other; the
+    most that were (`most_in_flight`) says how many a client kept waiting at once."""
 
     def __init__(self, app: Any, delay_s: float) -> None:
         self.app, self.delay_s = app, delay_s
+        self.in_flight = self.most_in_flight = 0  # one event loop: no lock
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
             await asyncio.sleep(self.delay_s)
-        await self.app(scope, receive, send)
+            await self.app(scope, receive, send)
+        finally:
+            self.in_flight -= 1
 
 
 @dataclass
@@ -61,6 +70,7 @@ class MockCluster:
     # Seconds every HTTP answer of every server of the cluster is held (AnswerDelay): a slow
     # environment on loopback. 0: answered at once.
     answer_delay_s: float = 0.0
+    delays: dict[str, AnswerDelay] = field(default_factory=dict)  # by service, when answers are held
 
     def __enter__(self) -> MockCluster:
         self.start()
@@ -131,7 +141,7 @@ class MockCluster:
 
     def _serve(self, app: Any, name: str, port: int = 0, ssl: TlsOptions | None = None) -> int:
         if self.answer_delay_s > 0:
-            app = AnswerDelay(app, self.answer_delay_s)
+            app = self.delays[name] = AnswerDelay(app, self.answer_delay_s)
         server = ServerThread(app, name, ssl=ssl, port=port)
         port = server.start()
         self._servers.append(server)

@@ -3,6 +3,7 @@ description as a schemathesis schema, and which operations of it a contract test
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,7 +12,7 @@ import pytest
 from conformance.checks.address import contract_pass, fixtures, paging
 from conformance.checks.address import general as g
 from conformance.errors import NotApplicable
-from conformance.http.fuzz_transport import BoundedForwarder, BoundedSession
+from conformance.http.fuzz_transport import BoundedForwarder, BoundedSession, send_explicit_examples_ahead
 from conformance.openapi import operations as ops
 from conformance.openapi.loader import load_schema
 
@@ -71,18 +72,41 @@ def _findings_replayed(request):
     installed copy. Hypothesis uses no example database while a run-wide seed is forced
     (`--hypothesis-seed`, which the SOAP suite's generated tests are seeded by); these tests
     carry their own seed (_seeded), so for them the forced one is lifted while they run."""
-    import hypothesis.core as hypothesis_core
-
     handle = getattr(getattr(request.node, "obj", None), "hypothesis", None)
     inner = getattr(handle, "inner_test", None)
     if inner is not None:
         inner._hypothesis_internal_add_digest = f"{request.node.path.stem}::{request.node.name}".encode()
-    forced = hypothesis_core.global_force_seed
-    hypothesis_core.global_force_seed = None
-    try:
+    with _SEED_LIFT:
         yield
-    finally:
-        hypothesis_core.global_force_seed = forced
+
+
+class _SeedLift:
+    """Hypothesis's forced seed lifted while any of these tests runs (they run side by side
+    in a worker against a slow service: conformance/side_by_side.py), and put back after the last."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running = 0
+        self._forced = None
+
+    def __enter__(self) -> None:
+        import hypothesis.core as hypothesis_core
+
+        with self._lock:
+            if not self._running:
+                self._forced, hypothesis_core.global_force_seed = hypothesis_core.global_force_seed, None
+            self._running += 1
+
+    def __exit__(self, *exc: object) -> None:
+        import hypothesis.core as hypothesis_core
+
+        with self._lock:
+            self._running -= 1
+            if not self._running:
+                hypothesis_core.global_force_seed = self._forced
+
+
+_SEED_LIFT = _SeedLift()
 
 
 @pytest.fixture(scope="session")
@@ -97,9 +121,14 @@ def address_seed_schema(address_api, profile, address_schema):
 
 
 @pytest.fixture(scope="session")
-def fuzz_session(address_api):
-    """The generated calls' way to the same bounded client (fuzz_transport.direct_call)."""
-    with BoundedSession(address_api.client) as session:
+def fuzz_session(address_api, conformance_state):
+    """The generated calls' way to the same bounded client (fuzz_transport.direct_call); against
+    a real service (its latency measured) the explicit examples' answers are sent ahead."""
+    ahead = "address" in conformance_state.latency_s and address_api.client.concurrency > 1
+    if ahead:
+        send_explicit_examples_ahead()
+    with BoundedSession(address_api.client, base_url=address_api.base_url, headers=address_api.auth_headers,
+                        ahead=ahead) as session:
         yield session
 
 

@@ -15,6 +15,8 @@ the example budget from `--fuzz-max-examples` or the profile's [fuzz] table.
 
 from __future__ import annotations
 
+import hashlib
+import math
 import re
 
 import pytest
@@ -35,7 +37,7 @@ from conformance.checks.address import contract_split as split
 from conformance.checks.address.st_checks import MUST_CHECKS, SHOULD_CHECKS
 from conformance.checks.registry import MUST, OBSERVATION, SHOULD, check
 from conformance.errors import NotApplicable
-from conformance.http.fuzz_transport import direct_call
+from conformance.http.concurrency import concurrently
 from conformance.openapi import operations as ops
 
 # positive_data_acceptance is left out on purpose: the API's query kinds and parameter
@@ -131,6 +133,10 @@ def _transport(address_api) -> dict:
     so the forwarder (the schema's app) addresses the server that answered."""
     return {"base_url": address_api.base_url}
 FUZZ_SETTINGS = settings(deadline=None, suppress_health_check=list(HealthCheck))
+# schemathesis asks for a generated test's arguments while the test runs; named in its
+# `usefixtures` too, they are made before it runs, with the test's other fixtures. A test
+# that runs beside others must make none of its own while it runs (conformance/side_by_side.py).
+ARGUMENTS = ("address_api", "fuzz_session")
 
 
 def _public_checks(seed_schema) -> list:
@@ -184,14 +190,14 @@ PUBLIC_BEHAVIOUR = check("address.contract.public_behaviour", SHOULD,
 def _operation_test(operation_id: str, template: str):
     @CONTRACT[operation_id]
     @pytest.mark.seed_operation(operation_id)
-    @pytest.mark.usefixtures("described_operation", "fuzz_can_send")
+    @pytest.mark.usefixtures("described_operation", "fuzz_can_send", *ARGUMENTS,
+                             "auth_enforced_operations", "address_seed_schema", "contract_pass_of")
     @schema.include(method="GET", path_regex=ops.path_regex(template)).parametrize()
     @FUZZ_SETTINGS
     def test(case, address_api, fuzz_session, auth_enforced_operations, address_seed_schema,
              contract_pass_of) -> None:
         headers = address_api.auth_headers()
-        with direct_call(case.operation):
-            response = case.call(base_url=address_api.base_url, headers=headers, session=fuzz_session)
+        response = fuzz_session.send_case(case)
         checks = [*_seed_checks(address_seed_schema), _ignored_auth(auth_enforced_operations), *MUST_CHECKS]
         case.validate_response(response, checks=checks, headers=headers,
                                transport_kwargs=_transport(address_api))
@@ -211,13 +217,12 @@ for _operation_id, _template in ops.SEED_OPERATIONS.items():
        requirements=["ADDR-4.other-operations"],
        sends=["fuzz"],
        feature="contract fuzzing")
-@pytest.mark.usefixtures("described_operation", "fuzz_can_send")
+@pytest.mark.usefixtures("described_operation", "fuzz_can_send", *ARGUMENTS, "observe", "auth_enforced_operations")
 @schema.exclude(func=ops.is_seed_operation).parametrize()
 @FUZZ_SETTINGS
 def test_other_operations(case, address_api, fuzz_session, observe, auth_enforced_operations) -> None:
     headers = address_api.auth_headers()
-    with direct_call(case.operation):
-        response = case.call(base_url=address_api.base_url, headers=headers, session=fuzz_session)
+    response = fuzz_session.send_case(case)
     case.validate_response(response, checks=[*BUILT_IN, _ignored_auth(auth_enforced_operations)], headers=headers,
                            transport_kwargs=_transport(address_api))  # a finding is observed
     observe("answers as its description says", once_per=f"{case.method} {case.operation.path}")
@@ -228,13 +233,12 @@ def _should_rules_test(operations, operation_id: str | None):
     the others, so that the operations are fuzzed side by side in the xdist workers (as one
     test they were one chain of requests: against a service answering in 200 ms, 300 s)."""
     @SHOULD_RULES
-    @pytest.mark.usefixtures("described_operation", "fuzz_can_send")
+    @pytest.mark.usefixtures("described_operation", "fuzz_can_send", *ARGUMENTS)
     @operations.parametrize()
     @FUZZ_SETTINGS
     def test(case, address_api, fuzz_session) -> None:
         headers = address_api.auth_headers()
-        with direct_call(case.operation):
-            response = case.call(base_url=address_api.base_url, headers=headers, session=fuzz_session)
+        response = fuzz_session.send_case(case)
         case.validate_response(response, checks=list(SHOULD_CHECKS), headers=headers,
                                transport_kwargs=_transport(address_api))
 
@@ -256,7 +260,8 @@ def _public_behaviour_test(operation_id: str, template: str):
     One test per seed operation, fuzzed side by side in the xdist workers as the SHOULD rules are."""
     @PUBLIC_BEHAVIOUR
     @pytest.mark.seed_operation(operation_id)
-    @pytest.mark.usefixtures("described_operation", "fuzz_can_send", "judged_on_contract_pass")
+    @pytest.mark.usefixtures("described_operation", "fuzz_can_send", "judged_on_contract_pass", *ARGUMENTS,
+                             "address_seed_schema")
     @schema.include(method="GET", path_regex=ops.path_regex(template)).parametrize()
     @FUZZ_SETTINGS
     def test(case, address_api, fuzz_session, address_seed_schema) -> None:
@@ -264,8 +269,7 @@ def _public_behaviour_test(operation_id: str, template: str):
             raise NotApplicable("the description marks no constraint as public behaviour (x-conformance-source): "
                                 "all of it is the contract, judged by the address.contract.<operation> checks")
         headers = address_api.auth_headers()
-        with direct_call(case.operation):
-            response = case.call(base_url=address_api.base_url, headers=headers, session=fuzz_session)
+        response = fuzz_session.send_case(case)
         case.validate_response(response, checks=_public_checks(address_seed_schema), headers=headers,
                                transport_kwargs=_transport(address_api))
 
@@ -295,6 +299,13 @@ def _stateful_checks(seed_schema) -> list:
     return [split.seed_response_schema(seed_schema) if c is response_schema_conformance else c for c in STATEFUL_CHECKS]
 
 
+# The machine's examples in shards, each with its own seed and its share of the examples: as
+# one machine, against a service answering in 0.2 s, the longest test of a run (about 280
+# answers in a row). Against a slow service the shards run side by side; otherwise one after
+# another. The verdict is the same either way: the first shard's finding in their order.
+STATEFUL_SHARDS = 5
+
+
 @check("address.contract.stateful_links", MUST, "Chains of operations through OpenAPI links (search -> address -> object -> building) conform",
        requirements=["ADDR-4", "ADDR-1.hal"],
        proven_by=["address.api_version_missing"],
@@ -306,24 +317,36 @@ def test_stateful_links(address_schema, address_api, fuzz_session, profile, fuzz
                         address_seed_schema) -> None:
     headers = address_api.auth_headers()
     checks = _stateful_checks(address_seed_schema)
+    machine = address_schema.as_state_machine()
 
-    class Workflow(address_schema.as_state_machine()):
+    class Workflow(machine):
         def get_call_kwargs(self, case):
             return {"base_url": address_api.base_url, "headers": headers, "session": fuzz_session}
 
         def call(self, case, **kwargs):
-            with direct_call(case.operation):
-                return case.call(**kwargs)
+            # Through the schema's forwarder (fuzz_transport.py), not `direct_call`: the
+            # operations are the shared schema's, which a test beside this one clones.
+            return case.call(**kwargs)
 
         def validate_response(self, response, case, additional_checks=None, **kwargs) -> None:
             case.validate_response(response, checks=checks, headers=headers,
                                    transport_kwargs=_transport(address_api))
 
-    Workflow.run(
-        settings=settings(
-            max_examples=fuzz_max_examples,
-            stateful_step_count=profile.fuzz.stateful_steps,
-            deadline=None,
-            suppress_health_check=list(HealthCheck),
-        )
+    shards = max(1, min(STATEFUL_SHARDS, fuzz_max_examples))
+    shard_settings = settings(
+        max_examples=math.ceil(fuzz_max_examples / shards),
+        stateful_step_count=profile.fuzz.stateful_steps,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
     )
+
+    def shard(index: int):
+        # The run's seed for the first shard (what @hypothesis.seed sets: conftest.py _seeded); the
+        # others' derived from it, apart from any other run's seed.
+        seed = machine._hypothesis_internal_use_seed
+        if index:
+            seed = int.from_bytes(hashlib.sha256(f"{seed}/{index}".encode()).digest()[:4], "big")
+        seeded = type(f"Workflow{index}", (Workflow,), {"_hypothesis_internal_use_seed": seed})
+        return lambda: seeded.run(settings=shard_settings)
+
+    concurrently([shard(index) for index in range(shards)], fuzz_session.client.concurrency if fuzz_session.ahead else 1)

@@ -19,7 +19,9 @@ complete pass.
 
 Across xdist workers the contract test holds its operation's lock file while it runs; a
 group's test that finds it held waits for its end rather than sending the same requests
-again beside it. A lock is only ever held by a test that is running, so the wait ends.
+again beside it. A lock is only ever held by a test that is running, so the wait ends (a
+test beside the holder in the same worker gives its turn up while it waits:
+conformance/side_by_side.py).
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from conformance.http.concurrency import waiting
 
 SHOULD_RULES = "address.contract.should_rules"
 PUBLIC_BEHAVIOUR = "address.contract.public_behaviour"
@@ -104,7 +108,11 @@ class Ledger:
             return
         fd = os.open(self.folder / f"{operation_id}.lock", os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                with waiting():  # the holder may be a test beside this one in this process
+                    fcntl.flock(fd, fcntl.LOCK_EX)
             yield
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
