@@ -17,13 +17,17 @@ own tests then say how much slower or faster this environment is (`speed`: their
 over the plan's, a running test's time so far included, weighed against a tenth of the plan
 so that the first test ended does not swing it; the long tests -- the fuzzing -- and the
 short ones apart, the short ones taken as fast as the long ones until they say otherwise).
-The time left is the plan's work not done yet at that speed, spread over the workers (never
-less than the longest running test still needs), plus the part of the earlier run its
+The time left is the plan's work not done yet at that speed, spread over the tests that run
+at once (the workers, times the tests each runs side by side: conformance/side_by_side.py;
+never less than the longest running test still needs), plus the part of the earlier run its
 tests' seconds leave out (the workers' start while it lasts, the time between tests, the
-run's end). Known from the first second, it holds within a factor of two from the first
-tenth of a run on when the environment is within half again as fast or slow as the plan's,
-and corrects a plan further off as the long tests end (tests/test_run_progress.py feeds
-simulated runs, with an injected clock).
+run's end). It is shown once a test of this run has ended (before, a plan from a faster
+environment said "about 0:13 left"), holds within a factor of two from then, or from the
+first tenth of the run if later, when the environment is within half again as fast or slow
+as the plan's, and corrects a plan further off as the long tests end. A line's time left is
+never more than the last line's less the time since, but for the growth of the tests' own
+work left (the run turning out slower than planned): it went from 0:13 to 2:00 for the rest
+(`Progress._left`; tests/test_run_progress.py feeds simulated runs, with an injected clock).
 
 Without an earlier run there is no plan: the contract fuzzing, which sends most, goes first
 (conformance/xdist_order.py), so the tests ended early say nothing about the many short ones
@@ -170,13 +174,20 @@ class Estimate:
 
     def left(self, now: float) -> float | None:
         """Seconds left, or None when there is nothing to base it on yet."""
-        if not self.tests:
+        known = self.left_and_work(now)
+        return known[0] if known is not None else None
+
+    def left_and_work(self, now: float) -> tuple[float, float] | None:
+        """(seconds left, the part of them that is the tests' own work left at this run's speed),
+        or None before a test of this run has ended: until then there is no telling how fast
+        this environment is (a plan from a faster one said "about 0:13 left" before any had)."""
+        if not self.tests or not self.ended:
             return None
         if self.plan is not None:
             return self._left_by_plan(now)
         return self._left_by_modules(now)
 
-    def _left_by_plan(self, now: float) -> float:
+    def _left_by_plan(self, now: float) -> tuple[float, float]:
         assert self.plan is not None
         plan = self.plan.durations
         median = statistics.median(plan.values())
@@ -225,9 +236,9 @@ class Estimate:
         all_ended = len(self.ended) >= len(self.tests) and not self.running
         finishing = now - self.last_end if all_ended and self.last_end is not None else 0.0
         return left + max(finish * speed_all - finishing, 0.0) + \
-            unknown * speed_all * (1 - min(len(self.ended) / len(self.tests), 1.0))
+            unknown * speed_all * (1 - min(len(self.ended) / len(self.tests), 1.0)), left
 
-    def _left_by_modules(self, now: float) -> float | None:
+    def _left_by_modules(self, now: float) -> tuple[float, float] | None:
         if len(self.ended) < NO_PLAN_SHARE * len(self.tests):
             return None
         by_module: dict[str, list[float]] = {}
@@ -248,16 +259,19 @@ class Estimate:
         # per test ended, for the tests still to come; and the run's end after them.
         busy = sum(self.ended.values()) + sum(now - began for began in self.running.values())
         outside = max((now - self.started - (self.first_begin or 0.0)) * workers - busy, 0.0)
+        work = left
         left += outside / len(self.ended) * (len(not_begun) + len(self.running)) / workers
-        return left + (now - self.started) / 20
+        return left + (now - self.started) / 20, work
 
 
 class Progress:
     def __init__(self, config: pytest.Config, run: Any, services: list[str], rate_per_s: float, *,
                  clock: Callable[[], float] = time.monotonic, write: Callable[[str], None] | None = None,
-                 every_s: float = EVERY_S) -> None:
+                 every_s: float = EVERY_S, lanes: int = 1) -> None:
+        """`lanes`: the tests each worker runs side by side (conformance/side_by_side.py)."""
         self.config = config
         self.run = run
+        self.lanes = lanes
         self.services = services
         self.rate_per_s = rate_per_s
         self.clock = clock
@@ -266,6 +280,7 @@ class Progress:
         self.tests: list[str] = []
         self.started = 0.0
         self.shown = 0  # lines written: the next is due at started + (shown + 1) * every_s
+        self._last: tuple[float, float, float] | None = None  # the last line's (time, time left, work left)
         self._seconds: dict[str, float] = {}  # a running test's phases so far
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -301,7 +316,8 @@ class Progress:
     def start(self, now: float) -> None:
         with self._lock:
             self.started = now
-            self.estimate = Estimate(self.tests, _workers(self.config), now, self._plan(self.tests) if self.tests else None)
+            self.estimate = Estimate(self.tests, _workers(self.config) * self.lanes, now,
+                                     self._plan(self.tests) if self.tests else None)
 
     def _plan(self, tests: list[str]) -> Plan | None:
         report_dir = getattr(self.run, "report_dir", None)
@@ -334,8 +350,23 @@ class Progress:
             self.shown = int((now - self.started) // self.every_s)
             estimate = self.estimate
             line = progress_status(self.sent(), len(estimate.ended), len(estimate.tests), now - self.started,
-                                   estimate.left(now), planned=estimate.plan is not None)
+                                   self._left(estimate, now), planned=estimate.plan is not None)
         self._write(line)
+
+    def _left(self, estimate: Estimate, now: float) -> float | None:
+        """The time left to show: the estimate, but never more than the last line's less the
+        time since, unless the tests' own work left has grown (this run slower than the plan
+        said): then by that growth at most. An estimate that rose for anything else -- the
+        time between tests, the run's end -- went from "about 0:13 left" to 2:00 (issue 53)."""
+        known = estimate.left_and_work(now)
+        if known is None:
+            return None
+        left, work = known
+        if self._last is not None:
+            then, shown, was = self._last
+            left = min(left, max(shown - (now - then), 0.0) + max(work - was, 0.0))
+        self._last = (now, left, work)
+        return left
 
     def _tick_at_pace(self) -> None:
         while not self._stop.wait(max(self.started + (self.shown + 1) * self.every_s - self.clock(), 0.05)):
@@ -359,7 +390,7 @@ class Progress:
             if not report_dir or estimate is None or not estimate.ended:
                 return
             data = {"wall_s": round(now - self.started, 3), "startup_s": round(estimate.first_begin or 0.0, 3),
-                    "tests_end_s": round((estimate.last_end or now) - self.started, 3), "workers": estimate.workers,
+                    "tests_end_s": round((estimate.last_end or now) - self.started, 3), "workers": _workers(self.config),
                     "tests": {t: round(s, 3) for t, s in estimate.ended.items()}}
         with contextlib.suppress(OSError):  # a convenience for the next run's estimate, never the verdict
             (Path(report_dir) / PROGRESS_FILE).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
@@ -405,8 +436,10 @@ def install(config: pytest.Config, run: Any, state: Any, profile: Any) -> None:
     services = [name for name in state.urls if name in state.latency_s]
     if not services or state.traffic:
         return
+    from conformance.side_by_side import lanes_of
+
     progress = Progress(config, _RunView(run, state.report_dir, profile.name), services,
-                        profile.limits.requests_per_second)
+                        profile.limits.requests_per_second, lanes=lanes_of(state))
     config.pluginmanager.register(progress, "conformance-progress")
 
 

@@ -64,15 +64,19 @@ def previous_run(tests: list[tuple[str, float]], rng: random.Random, speed: floa
 
 def worst_ratio(estimate: Estimate, events: list[tuple[float, str, str]], total: float, since: float) -> float:
     """The worst of estimate/actual and actual/estimate of the time left, every half second
-    from `since` (a share of the run) while more than a second is left."""
+    from `since` (a share of the run; at the earliest once a test of the run has ended: no
+    estimate before) while more than a second is left."""
     worst, index, now = 1.0, 0, 0.0
+    first_end = min(at for at, kind, _ in events if kind == "end")
     while now < total - 1:
         while index < len(events) and events[index][0] <= now:
             at, kind, test = events[index]
             estimate.begin(test, at) if kind == "begin" else estimate.end(test, at)
             index += 1
         left = estimate.left(now)
-        if now >= since * total:
+        if now < first_end:
+            assert left is None, now
+        if now >= max(since * total, first_end):
             assert left is not None and left > 0, now
             worst = max(worst, left / (total - now), (total - now) / left)
         now += 0.5
@@ -84,7 +88,8 @@ def worst_ratio(estimate: Estimate, events: list[tuple[float, str, str]], total:
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_the_estimate_holds_from_the_first_tenth_of_the_run(speed: float, seed: int, measured: bool) -> None:
     """A rerun of the profile (each test 30 % off its previous time, the environment up to
-    1.5 times slower or faster than it was): within a factor of two from 10 % of the run on."""
+    1.5 times slower or faster than it was): within a factor of two from 10 % of the run on,
+    once a test has ended (here its first fifth: the workers' start and the long tests first)."""
     rng = random.Random(seed)
     tests = suite(rng)
     events, total = simulate(tests, 2, STARTUP_S)
@@ -180,10 +185,13 @@ def test_a_line_at_a_fixed_pace_with_the_previous_runs_plan(tmp_path: Path) -> N
         schedule.count = int(45 * max(clock[0] - STARTUP_S, 0))
         progress.tick(clock[0])
     assert [line.split(" — ")[0] for line in lines] == [f"conformance: 0:{5 * n:02d}" for n in range(1, int(total // 5) + 1)]
+    before = [line for line in lines if f" 0 of {len(tests)} tests ended" in line]
+    assert before and all("no estimate yet" in line for line in before)  # the plan alone says nothing
+    assert all("about " in line for line in lines[len(before):])
     assert lines[0] == f"conformance: 0:05 — 0 requests sent (0.0/s), 0 of {len(tests)} tests ended, " \
-                       f"about {lines[0].rsplit('about ', 1)[1]}"
+                       f"no estimate yet (none of the tests has ended)"
     assert "(from this run's tests alone)" not in "".join(lines)
-    for line in lines:  # every estimate within a factor of two (the line's whole seconds: while 2 s are left)
+    for line in lines[len(before):]:  # every estimate within a factor of two (the line's whole seconds: while 2 s are left)
         shown = int(line.split(" — ")[0].split(":")[2]) + 60 * int(line.split(" — ")[0].split(":")[1])
         minutes, secs = line.rsplit("about ", 1)[1].removesuffix(" left").split(":")
         if total - shown > 2:
@@ -218,3 +226,40 @@ def test_a_run_leaves_its_tests_times_as_the_next_runs_plan(tmp_path: Path) -> N
     plan = previous_plan(this, "vendor", [test for test, _ in tests])
     assert plan is not None and plan.durations == saved["tests"]
     assert (plan.wall_s, plan.startup_s, plan.finish_s) == (19.0, 1.0, 2.0)
+
+
+class Scripted:
+    """An estimate that says what it is told: (time left, the tests' own work left) by time."""
+
+    def __init__(self, said: dict[float, tuple[float, float] | None]) -> None:
+        self.said = said
+
+    def left_and_work(self, now: float) -> tuple[float, float] | None:
+        return self.said[now]
+
+
+def test_the_time_left_shown_grows_only_with_the_work_left() -> None:
+    """Issue 53: "about 0:13 left", then 2:00. Once shown, the time left counts down from the
+    last line; it rises only by what the tests' own work left grew (this run turning out
+    slower than its plan said), never for the rest of the estimate."""
+    said = {5.0: None, 10.0: (30.0, 25.0), 15.0: (60.0, 25.0), 20.0: (60.0, 40.0), 25.0: (10.0, 8.0),
+            30.0: (40.0, 8.0)}
+    config = SimpleNamespace(option=SimpleNamespace(numprocesses=2))
+    progress = Progress(config, SimpleNamespace(), ["address"], 0.0, write=lambda line: None)  # type: ignore[arg-type]
+    shown = [progress._left(Scripted(said), now) for now in sorted(said)]  # type: ignore[arg-type]
+    assert shown == [None, 30.0, 25.0, 35.0, 10.0, 5.0]
+
+
+def test_a_plan_alone_gives_no_estimate_before_a_test_of_the_run_ended() -> None:
+    rng = random.Random(7)
+    tests = suite(rng)
+    events, total = simulate(tests, 2, STARTUP_S)
+    estimate = Estimate([test for test, _ in tests], 2, 0.0, previous_run(tests, rng, 1 / 10, 0.0))  # ten times as fast
+    first = min(event for event in events if event[1] == "end")
+    for at, kind, test in events:
+        if (at, kind, test) == first:
+            break
+        estimate.begin(test, at) if kind == "begin" else estimate.end(test, at)
+        assert estimate.left(at) is None
+    estimate.end(first[2], first[0])
+    assert estimate.left(first[0]) is not None

@@ -115,6 +115,8 @@ def progress_status(sent: int, ended: int, total: int, elapsed_s: float, left_s:
     if not total:
         return head + "the workers are starting"
     head += f"{ended} of {total} tests ended, "
+    if left_s is None and planned:
+        return head + "no estimate yet (none of the tests has ended)"
     if left_s is None:
         return head + "no estimate yet (no earlier run to plan from: one once a quarter of the tests ended)"
     return head + f"about {_clock(left_s)} left" + ("" if planned else " (from this run's tests alone)")
