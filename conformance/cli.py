@@ -62,8 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "written, exit 4 (default: the profile's limits.run_deadline_s, 1800)")
     run.add_argument("--require-coverage", action="store_true",
                      help="a MUST check not judged (missing material, budget, a safety switch) makes the run exit 4")
-    run.add_argument("-n", "--workers", default="auto", help="pytest-xdist workers: a number, 'auto' (the cores; against a slow deployment, "
-                     "its latency x the profile's rate, at most 12), or 0 for serial (default: auto)")
+    run.add_argument("-n", "--workers", default="auto", help="pytest-xdist workers: a number, 'auto' (the cores; against a slow deployment "
+                     "each runs its tests side by side), or 0 for serial (default: auto)")
     run.add_argument("--no-html", action="store_true", help="do not render the Allure HTML report")
     run.add_argument("--waivers", metavar="FILE", help="accepted deviations (default: the profile's [run] waivers)")
     run.add_argument("pytest_args", nargs=argparse.REMAINDER, help="after --: passed to pytest")
