@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 import schemathesis
+from conformance.suites.address import test_contract as contract
 
 from conformance.paths import CHECKOUT
-from conformance.suites.address import test_contract as contract
 
 
 @pytest.fixture(scope="module")
