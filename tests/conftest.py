@@ -46,7 +46,9 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 
 
 # Files whose tests start whole runs, longest first (order only: every test is independent).
-HEAVY_FIRST = ("test_fault_catalogue.py", "test_concurrent_verdicts.py", "test_misbehaving_runs.py",
+HEAVY_FIRST = ("test_contributing_recipe.py", "test_fault_catalogue.py", "test_concurrent_verdicts.py",
+               "test_misbehaving_runs.py", "test_variants.py", "test_docs_site.py", "test_side_by_side.py",
+               "test_root_causes.py", "test_hostile_servers.py",
                "test_report_first_screen.py", "test_installed_tool.py", "test_slow_services.py",
                "test_coverage_verdict.py", "test_parallel_verdicts.py", "test_safety_by_construction.py",
                "test_reproducible_runs.py", "test_passive_traffic.py", "test_proxy.py",
