@@ -390,6 +390,12 @@ def _today() -> str:
     return date.today().isoformat()
 
 
+# Faults that answer the error cases below without the error, or with another one: a check of
+# the error answers may fail (or be blocked) under them, as collateral.
+ERROR_CASE_COLLATERAL = ("address.no_api_key_served", "address.invalid_key_served",
+                         "address.restricted_key_not_enforced", "address.not_found_as_200",
+                         "address.accept_not_negotiated", "address.required_params_not_enforced",
+                         "address.server_error_on_malformed_date")
 ERROR_CASES: dict[str, ErrorCase] = {
     "400-no-parameters": ErrorCase(400, "paramsRequired", lambda api: (
         Req.of("/adressen", {"pandIdentificatie": _pand(api)}), Req.of("/adressen"))),

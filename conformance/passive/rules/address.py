@@ -72,13 +72,6 @@ def _answers_with(*statuses: int):
     return lambda a, ctx: a.exchange.status in statuses and a.operation is not None
 
 
-# Faults that answer the error scenarios without the error, or with another one: the rules of
-# error answers may fail (or be blocked) under them, as collateral.
-_ERROR_COLLATERAL = ["address.no_api_key_served", "address.invalid_key_served", "address.restricted_key_not_enforced",
-                     "address.not_found_as_200", "address.accept_not_negotiated", "address.required_params_not_enforced",
-                     "address.server_error_on_malformed_date"]
-
-
 @exchange_rule("address.media.success_is_hal_json", MUST, "Success responses of every endpoint are application/hal+json",
                requirements=["ADDR-1.media-type"],
                proven_by=["address.hal_served_as_json"],
@@ -92,7 +85,7 @@ def success_is_hal_json(a, ctx):
 @exchange_rule("address.media.error_is_problem_json", MUST, "Error responses (400, 401, 403, 404, 406) are application/problem+json",
                requirements=["ADDR-1.media-type", "ADDR-7.errors"],
                proven_by=["address.problem_as_plain_json"],
-               may_fail_under=_ERROR_COLLATERAL,
+               may_fail_under=g.ERROR_CASE_COLLATERAL,
                sends=["valid", "refused"],
                feature="part 1 / media types",
                what="400, 401, 403, 404 or 406 answers", applies=_answers_with(400, 401, 403, 404, 406),
@@ -104,7 +97,7 @@ def error_is_problem_json(a, ctx):
 @exchange_rule("address.errors.problem_members", MUST, "Error bodies carry status (= HTTP status), title and code; type, detail and instance are strings",
                requirements=["ADDR-2.error", "RFC9457-3.1"],
                proven_by=["address.problem_status_mismatch"],
-               may_fail_under=_ERROR_COLLATERAL,
+               may_fail_under=g.ERROR_CASE_COLLATERAL,
                sends=["valid", "refused"],
                feature="part 2, 7 / errors",
                what="error answers", applies=_answers_with(*ERRORS), elicit=elicit.ERRORS)
@@ -118,7 +111,7 @@ def problem_members(a, ctx):
                requirements=["ADDR-2.uri-reference"],
                proven_by=["address.problem_type_not_uri", "address.problem_instance_not_uri",
                           "address.problem_instance_decoded"],
-               may_fail_under=_ERROR_COLLATERAL,
+               may_fail_under=g.ERROR_CASE_COLLATERAL,
                sends=["valid", "refused"],
                feature="part 2, 7 / errors",
                what="error answers", applies=_answers_with(*ERRORS),
