@@ -18,7 +18,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from conformance.checks.address.st_checks import MUST_CHECKS
+from conformance.checks.address.st_checks import rule_checks, seed_context
 
 HEADERS = {"X-Api-Key": os.environ["KEY"]}
 schema = schemathesis.openapi.from_path(os.environ["DESCRIPTION"])
@@ -36,7 +36,7 @@ def ignored_auth_once(ctx, response, case):
 
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_headers_conformance,
-          response_schema_conformance, negative_data_rejection, ignored_auth_once, *MUST_CHECKS]
+          response_schema_conformance, negative_data_rejection, ignored_auth_once, *rule_checks("MUST", seed_context)]
 
 
 @schema.parametrize()

@@ -37,6 +37,14 @@ DESCRIPTION = REPO / "conformance" / "openapi" / "address-v2.yaml"
 CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance,negative_data_rejection,ignored_auth"
 
 
+def _must_rules() -> str:
+    """The address API's MUST exchange rules, as the harness's contract fuzzing judges them
+    (registered for a plain run by SCHEMATHESIS_HOOKS=conformance.checks.address.st_checks)."""
+    from conformance.checks.address.st_checks import rule_checks, seed_context
+
+    return ",".join(check.__name__ for check in rule_checks("MUST", seed_context))
+
+
 PROFILE = """
 [profile]
 name = "overhead-benchmark"
@@ -91,7 +99,7 @@ def main() -> None:
             plain, plain_code, plain_cpu = timed(
                 [str(bin_dir / "schemathesis"), "run", str(DESCRIPTION), "--url", cluster.urls["address"],
                  "-H", f"X-Api-Key: {key}", "-n", args.examples, "--seed", "1", "--phases", "examples,coverage,fuzzing",
-                 "-c", CHECKS + ",address_problem_json,address_api_version,address_pagination_headers,address_success_media_type",
+                 "-c", CHECKS + "," + _must_rules(),
                  "--continue-on-failure"],
                 env, Path(tmp),  # a neutral cwd: schemathesis.toml must not be auto-discovered
             )

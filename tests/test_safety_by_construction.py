@@ -149,7 +149,7 @@ def test_a_production_style_run_sends_nothing_a_server_would_refuse(tmp_path: Pa
     summary = json.loads((report / "summary.json").read_text())
     at_the_client = {e["test"].split("::")[-1] for e in summary["checks"] if e["outcome"] == "not_judged"
                      and e.get("cause") == "forbidden by safety.negative = false" and "forbids checks" not in e["reason"]}
-    assert "test_code_matches_status[403-no-rights]" in at_the_client  # declared valid and refused: left out when sent
+    assert "test_address_errors_code_matches_status[403-no-rights]" in at_the_client  # declared valid and refused: left out when sent
     # The run's own traffic, judged as a capture: the harness is a conforming client.
     judged = forked_cli.run([sys.executable, "-m", "conformance.cli", "traffic", str(report / "traffic.har"),
                              "--profile", str(profile), "--report-dir", str(tmp_path / "traffic"), "--no-html"],

@@ -26,6 +26,24 @@ def fuzz_max_examples(conformance_state) -> int:
     return conformance_state.max_examples
 
 
+@dataclass(frozen=True)
+class RuleChecks:
+    """The address exchange rules as schemathesis checks of the run's fuzzed answers
+    (conformance/checks/address/st_checks.py), by severity."""
+
+    must: list
+    should: list
+
+
+@pytest.fixture(scope="session")
+def address_rules(profile) -> RuleChecks:
+    from conformance.checks.address.st_checks import rule_checks
+    from conformance.passive.rules import Context
+
+    context = Context(profile)
+    return RuleChecks(must=rule_checks("MUST", lambda: context), should=rule_checks("SHOULD", lambda: context))
+
+
 @pytest.fixture(scope="session")
 def auth_enforced_operations() -> set[str]:
     """The operations seen to refuse missing and wrong credentials this run (ignored_auth)."""

@@ -34,7 +34,7 @@ from schemathesis.specs.openapi.checks import (
 
 from conformance.checks.address import contract_pass
 from conformance.checks.address import contract_split as split
-from conformance.checks.address.st_checks import MUST_CHECKS, SHOULD_CHECKS
+from conformance.checks.address.st_checks import SHOULD_CHECKS
 from conformance.checks.registry import MUST, OBSERVATION, SHOULD, check
 from conformance.errors import NotApplicable
 from conformance.http.concurrency import concurrently
@@ -136,7 +136,7 @@ FUZZ_SETTINGS = settings(deadline=None, suppress_health_check=list(HealthCheck))
 # schemathesis asks for a generated test's arguments while the test runs; named in its
 # `usefixtures` too, they are made before it runs, with the test's other fixtures. A test
 # that runs beside others must make none of its own while it runs (conformance/side_by_side.py).
-ARGUMENTS = ("address_api", "fuzz_session")
+ARGUMENTS = ("address_api", "fuzz_session", "address_rules")
 
 
 def _public_checks(seed_schema) -> list:
@@ -144,17 +144,24 @@ def _public_checks(seed_schema) -> list:
             split.public_negative_rejection(seed_schema, negative_data_rejection_as_the_seed_allows)]
 
 
-def _other_groups(seed_schema) -> dict[str, list]:
+def _should_checks(rules) -> list:
+    """The SHOULD rules a fuzzed answer is judged by: the address exchange rules of SHOULD
+    severity and the fuzzing's own (st_checks.py)."""
+    return [*rules.should, *SHOULD_CHECKS]
+
+
+def _other_groups(seed_schema, rules) -> dict[str, list]:
     """The groups that fuzz a seed operation beside its contract, by check id: they judge
     the contract test's answers too (conformance/checks/address/contract_pass.py)."""
-    groups = {contract_pass.SHOULD_RULES: list(SHOULD_CHECKS)}
+    groups = {contract_pass.SHOULD_RULES: _should_checks(rules)}
     if seed_schema is not None:
         groups[contract_pass.PUBLIC_BEHAVIOUR] = _public_checks(seed_schema)
     return groups
 
 
 # One MUST check per operation of the seed: schemathesis's built-in checks that make sense for
-# a read-only API, plus the MUST domain checks of st_checks.py. The built-in checks that read
+# a read-only API, plus the address API's MUST exchange rules (conformance/passive/rules/address.py,
+# as schemathesis checks: st_checks.py). The built-in checks that read
 # the description's constraints judge only the seed's (those marked `x-conformance-source:
 # public` are address.contract.public_behaviour's). The operation is found in the profile's
 # description by method and path template, whatever its operationId.
@@ -194,15 +201,15 @@ def _operation_test(operation_id: str, template: str):
                              "auth_enforced_operations", "address_seed_schema", "contract_pass_of")
     @schema.include(method="GET", path_regex=ops.path_regex(template)).parametrize()
     @FUZZ_SETTINGS
-    def test(case, address_api, fuzz_session, auth_enforced_operations, address_seed_schema,
+    def test(case, address_api, fuzz_session, address_rules, auth_enforced_operations, address_seed_schema,
              contract_pass_of) -> None:
         headers = address_api.auth_headers()
         response = fuzz_session.send_case(case)
-        checks = [*_seed_checks(address_seed_schema), _ignored_auth(auth_enforced_operations), *MUST_CHECKS]
+        checks = [*_seed_checks(address_seed_schema), _ignored_auth(auth_enforced_operations), *address_rules.must]
         case.validate_response(response, checks=checks, headers=headers,
                                transport_kwargs=_transport(address_api))
         # The same answer, judged by the groups that fuzz this operation too (contract_pass.py).
-        contract_pass_of(_other_groups(address_seed_schema)).judge(
+        contract_pass_of(_other_groups(address_seed_schema, address_rules)).judge(
             case, response, headers=headers, transport_kwargs=_transport(address_api))
 
     test.__name__ = test.__qualname__ = f"test_{operation_id}"
@@ -236,10 +243,10 @@ def _should_rules_test(operations, operation_id: str | None):
     @pytest.mark.usefixtures("described_operation", "fuzz_can_send", *ARGUMENTS)
     @operations.parametrize()
     @FUZZ_SETTINGS
-    def test(case, address_api, fuzz_session) -> None:
+    def test(case, address_api, fuzz_session, address_rules) -> None:
         headers = address_api.auth_headers()
         response = fuzz_session.send_case(case)
-        case.validate_response(response, checks=list(SHOULD_CHECKS), headers=headers,
+        case.validate_response(response, checks=_should_checks(address_rules), headers=headers,
                                transport_kwargs=_transport(address_api))
 
     if operation_id is not None:  # judged on the operation's contract pass when it was clean
@@ -289,14 +296,14 @@ STATEFUL_CHECKS = [
     content_type_conformance,
     response_headers_conformance,
     response_schema_conformance,
-    *MUST_CHECKS,
 ]
 
 
-def _stateful_checks(seed_schema) -> list:
+def _stateful_checks(seed_schema, rules) -> list:
+    checks = [*STATEFUL_CHECKS, *rules.must]
     if seed_schema is None:
-        return list(STATEFUL_CHECKS)
-    return [split.seed_response_schema(seed_schema) if c is response_schema_conformance else c for c in STATEFUL_CHECKS]
+        return checks
+    return [split.seed_response_schema(seed_schema) if c is response_schema_conformance else c for c in checks]
 
 
 # The machine's examples in shards, each with its own seed and its share of the examples: as
@@ -314,9 +321,9 @@ STATEFUL_SHARDS = 5
        feature="contract fuzzing")
 @pytest.mark.usefixtures("described_links", "fuzz_can_send")
 def test_stateful_links(address_schema, address_api, fuzz_session, profile, fuzz_max_examples,
-                        address_seed_schema) -> None:
+                        address_seed_schema, address_rules) -> None:
     headers = address_api.auth_headers()
-    checks = _stateful_checks(address_seed_schema)
+    checks = _stateful_checks(address_seed_schema, address_rules)
     machine = address_schema.as_state_machine()
 
     class Workflow(machine):

@@ -13,25 +13,12 @@ from conformance.checks.registry import MUST, OBSERVATION, SHOULD, check
 from conformance.findings import expect
 
 
-def _error_cases(*, with_code: bool = False):
-    return [pytest.param(name, id=name)
-            for name, case in g.ERROR_CASES.items() if case.code or not with_code]
+def _error_cases():
+    return [pytest.param(name, id=name) for name in g.ERROR_CASES]
 
 
 def _error(address_api, name: str):
     return g.ERROR_CASES[name].error_response(address_api)
-
-
-@check("address.errors.code_matches_status", MUST, "Each error carries the seed's code: 400 paramsRequired (no identifying parameter), 401 authentication, 403 autorisation, 404 notFound, 406 notAcceptable",
-       requirements=["ADDR-7.400", "ADDR-7.401", "ADDR-7.403", "ADDR-7.404", "ADDR-7.406", "ADDR-5.4"],
-       proven_by=["address.wrong_error_code"],
-       may_fail_under=g.ERROR_CASE_COLLATERAL,
-       sends=["valid", "refused"],
-       observes="exchange",
-       feature="part 2, 7 / errors")
-@pytest.mark.parametrize("case", _error_cases(with_code=True))
-def test_code_matches_status(address_api, case):
-    problem.has_problem_code(_error(address_api, case), g.ERROR_CASES[case].code)
 
 
 def _sample_address_query(address_api) -> Req:

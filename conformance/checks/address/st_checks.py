@@ -1,19 +1,31 @@
-"""The address domain checks, registered as schemathesis checks.
+"""The address API's rules, as schemathesis checks of the contract fuzzing's answers.
 
-Registered with @schemathesis.check, so a plain `schemathesis run` can use them too
-(`SCHEMATHESIS_HOOKS=conformance.checks.address.st_checks`). The registry is global to
-the process, so each check first makes sure the operation is one of the seed's: found by
-method and path template relative to the base URL, whatever the description calls it or
-whatever path prefix the deployment has (conformance.openapi.operations).
+Each rule one exchange can show broken is declared once, in conformance/passive/rules/
+address.py (`exchange_rule`); `rule_checks` makes a schemathesis check of each, which applies
+it to a generated answer as the passive run applies it to every exchange: nothing is written
+twice. The fuzzing's own rules, which no exchange rule has (paging links, identifier formats),
+are written here. Registered with @schemathesis.check too, so a plain `schemathesis run` can
+use them (`SCHEMATHESIS_HOOKS=conformance.checks.address.st_checks`), judged with the header
+names of the seed (the shipped local-mock profile). Each check first makes sure the operation
+is one of the seed's: found by method and path template relative to the base URL, whatever
+the description calls it or whatever path prefix the deployment has
+(conformance.openapi.operations).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+from urllib.parse import urlsplit
+
 import schemathesis
 
-from conformance.checks.address import hal, headers, identifiers, problem
+from conformance.checks.address import hal, headers, identifiers
 from conformance.http.exchange import Exchange, from_schemathesis
 from conformance.openapi.operations import seed_operation
+from conformance.passive.rules import Context, ExchangeRule, exchange_rules
+from conformance.passive.traffic import address_exchange
 
 
 def _address_exchange(response: object, case: object) -> Exchange | None:
@@ -30,58 +42,29 @@ def _relative(ex: Exchange, case: object) -> str:
     return ex.path[len(base_path):] if base_path and ex.path.startswith(base_path) else ex.path
 
 
-# ---- MUST (seed) --------------------------------------------------------------------
-@schemathesis.check
-def address_problem_json(ctx, response, case) -> None:
-    """Seed part 2 and 7: errors are problem+json with the members and the code of the status."""
-    ex = _address_exchange(response, case)
-    if ex is None or ex.status < 400 or ex.status == 405:
-        return
-    problem.is_problem_media_type(ex)
-    problem.has_problem_members(ex)
-    problem.has_code_of_status(ex, allow_public=True)
-    if ex.status == 400 and "invalid-params" in problem.problem_body(ex):
-        problem.invalid_params(ex)
+def _base_url(ex: Exchange, case: object) -> str:
+    """The base URL the answer was asked below: the request's origin and the schema's base path."""
+    url = urlsplit(ex.url)
+    return f"{url.scheme}://{url.netloc}{case.operation.schema.base_path.rstrip('/')}"  # type: ignore[attr-defined]
 
 
-@schemathesis.check
-def address_api_version(ctx, response, case) -> None:
-    """Seed part 4 and 9: api-version on every response except 429."""
-    ex = _address_exchange(response, case)
-    if ex is None or ex.status == 429:
-        return
-    headers.has_api_version(ex)
+def _rule_check(rule: ExchangeRule, context: Callable[[], Context]) -> Callable[[Any, Any, Any], None]:
+    def judge(ctx, response, case) -> None:
+        ex = _address_exchange(response, case)
+        item = address_exchange(ex, _base_url(ex, case)) if ex is not None else None
+        if item is not None and rule.applies(item, context()):
+            rule.judge(item, context())
+
+    judge.__name__ = judge.__qualname__ = rule.check  # a finding names the rule's check
+    return judge
 
 
-@schemathesis.check
-def address_pagination_headers(ctx, response, case) -> None:
-    """Seed part 4: X-Pagination-Page/Limit on paginated 200s (headers.pagination_headers)."""
-    ex = _address_exchange(response, case)
-    relative = _relative(ex, case) if ex is not None else ""
-    if ex is None or ex.status != 200 or not headers.is_paginated_operation(relative):
-        return
-    headers.pagination_headers(ex, relative)
+def rule_checks(severity: str, context: Callable[[], Context]) -> list[Callable[[Any, Any, Any], None]]:
+    """A schemathesis check for each address exchange rule of `severity`, judged in `context`."""
+    return [_rule_check(rule, context) for rule in exchange_rules("address") if rule.severity == severity]
 
 
-@schemathesis.check
-def address_success_media_type(ctx, response, case) -> None:
-    """Seed part 1: success responses are application/hal+json."""
-    ex = _address_exchange(response, case)
-    if ex is None or ex.status != 200:
-        return
-    headers.is_hal_json(ex)
-
-
-# ---- SHOULD (public behaviour) ----------------------------------------------------------
-@schemathesis.check
-def address_self_link(ctx, response, case) -> None:
-    """bag-api.md 4.2: _links.self reflects the request (path and query)."""
-    ex = _address_exchange(response, case)
-    if ex is None or ex.status != 200:
-        return
-    hal.self_link_reflects_request(ex, below_base=_relative(ex, case))
-
-
+# ---- SHOULD rules of the fuzzing alone (public behaviour; no exchange rule has them) --------
 @schemathesis.check
 def address_paging_links(ctx, response, case) -> None:
     """bag-api.md 4.1: paging links appear only where they apply and point to the right pages."""
@@ -101,5 +84,18 @@ def address_identifier_patterns(ctx, response, case) -> None:
     identifiers.identifiers_match_patterns(ex)
 
 
-MUST_CHECKS = (address_problem_json, address_api_version, address_pagination_headers, address_success_media_type)
-SHOULD_CHECKS = (address_self_link, address_paging_links, address_identifier_patterns)
+SHOULD_CHECKS = (address_paging_links, address_identifier_patterns)
+
+
+@cache
+def seed_context() -> Context:
+    """A plain `schemathesis run`'s context: the seed's header names (the local-mock profile)."""
+    from conformance.profiles import load_profile
+
+    return Context(load_profile("local-mock"))
+
+
+# A plain `schemathesis run` (SCHEMATHESIS_HOOKS) judges every rule, with the seed's header names.
+for _severity in ("MUST", "SHOULD"):
+    for _judge in rule_checks(_severity, seed_context):
+        schemathesis.check(_judge)

@@ -148,6 +148,15 @@ def query_kind_violations(operation: str | None, query: Iterable[tuple[str, str]
             + "; ".join(" + ".join(kind) for kind in kinds)]
 
 
+def lacks_identifying_parameter(operation: str | None, query: Iterable[tuple[str, str]]) -> bool:
+    """Seed part 7's condition of 400 paramsRequired ("no required/identifying parameter
+    given"), read from the request alone: a search (seed part 4's kinds of query, or
+    /bronhouders' identification) sent with no parameter at all. A request that also carries
+    another parameter may be refused for that one (a malformed `type`: paramsValidation), and
+    the seed does not say which condition wins, so it is left out."""
+    return (operation in _KINDS or operation == "zoekBronhouder") and not list(query)
+
+
 # /bronhouders' parameters besides the identification (seed part 4's shared ones).
 _SHARED = frozenset({"page", "pagesize", "expand", "huidig", "geldigop", "beschikbaarop", "inclusiefeindstatus",
                      "exactematch"})

@@ -38,11 +38,41 @@ def problem_with_code(code: str):
     return apply
 
 
-@rule("address.errors.code_matches_status", what="401, 403, 404 or 406 answers")
-def code_matches_status(traffic, ctx):
-    # 400's code depends on the condition (paramsRequired only without an identifying
-    # parameter), which one answer does not show: judged for the statuses with one code.
-    return each(answers(traffic, 401, 403, 404, 406), on_exchange(lambda ex: problem.has_code_of_status(ex, allow_public=True)))
+def _has_seed_code(a, ctx) -> bool:
+    """The answers whose code seed part 7 fixes: 401, 403, 404, 406, and a 400 to a request
+    that shows its condition (no identifying parameter: paramsRequired). A 400's code depends
+    on the condition, which only such a request shows."""
+    if a.operation is None:
+        return False
+    status = a.exchange.status
+    return status in (401, 403, 404, 406) or (
+        status == 400 and client.lacks_identifying_parameter(a.operation, a.exchange.query))
+
+
+def _asks_another_crs(ex) -> bool:
+    value = ex.request_headers.get("Accept-Crs")
+    return value is not None and value.strip().lower() != g.CRS
+
+
+@exchange_rule("address.errors.code_matches_status", MUST, "Each error carries the seed's code: 400 paramsRequired (no identifying parameter), 401 authentication, 403 autorisation, 404 notFound, 406 notAcceptable",
+               requirements=["ADDR-7.400", "ADDR-7.401", "ADDR-7.403", "ADDR-7.404", "ADDR-7.406", "ADDR-5.4"],
+               proven_by=["address.wrong_error_code"],
+               may_fail_under=g.ERROR_CASE_COLLATERAL,
+               sends=["valid", "refused"],
+               feature="part 2, 7 / errors",
+               what="400 answers to a request without an identifying parameter, and 401, 403, 404 or 406 answers",
+               applies=_has_seed_code,
+               elicit={name: elicit.ERRORS[name] for name, case in g.ERROR_CASES.items() if case.code})
+def code_matches_status(a, ctx):
+    ex = a.exchange
+    if ex.status == 400:
+        problem.has_problem_code(ex, "paramsRequired")
+    elif ex.status == 406 and _asks_another_crs(ex):
+        # Seed part 7's notAcceptable is for "an unsupported format requested with Accept";
+        # part 4's acceptCrs 406 has no code of its own: the register's is crsNotAcceptable.
+        problem.has_problem_code(ex, {"notAcceptable", *problem.PUBLIC_ALTERNATIVES[406]})
+    else:
+        problem.has_code_of_status(ex)
 
 
 @rule("address.ratelimit.headers_on_429", what="429 answers")

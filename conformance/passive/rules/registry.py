@@ -115,6 +115,7 @@ class ExchangeRule:
     test_exchange_rules.py) sends each of its `elicit` scenarios and judges the answer."""
 
     check: str
+    severity: Severity
     service: str  # the Traffic list it reads: "address", "auth" or "soap"
     what: str
     applies: Callable[[Any, Context], bool]
@@ -154,7 +155,7 @@ def exchange_rule(check_id: str, severity: Severity, title: str, *, requirements
                         lambda item: judge(item, ctx))
 
         rule(declared, what=what)(select)
-        EXCHANGE_RULES[check_id] = ExchangeRule(check_id, service, what, applies, judge, dict(elicit))
+        EXCHANGE_RULES[check_id] = ExchangeRule(check_id, severity, service, what, applies, judge, dict(elicit))
         return judge
     return register
 
