@@ -176,7 +176,7 @@ COMMANDS = {
     ".venv/bin/conformance matrix reports/* --out matrix/":
         "test: tests/test_environment_matrix.py::test_matrix_over_reports_star_with_a_configuration_error_attempt",
     # docs/contributing.md: the manual, the lint, tox.
-    "scripts/docs site/": "test: tests/test_docs_site.py::test_the_manual_builds_strictly",
+    "scripts/docs site/": "test: tests/test_docs_site.py::test_the_manual_builds_strictly_with_a_page_per_check_id",
     "scripts/lint": HERE + "test_the_lint_of_tox_and_ci_is_scripts_lint",
     "CONFORMANCE_AUDIT_OFFLINE=skip scripts/lint": HERE + "test_the_lint_of_tox_and_ci_is_scripts_lint",
     ".venv/bin/tox -e lint":

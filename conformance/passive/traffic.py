@@ -88,6 +88,13 @@ def address_exchange(ex: Exchange, base_url: str | None) -> AddressExchange | No
     return AddressExchange(ex, relative, operation_of_request(relative) if ex.method == "GET" else None)
 
 
+def auth_exchange(ex: Exchange) -> AuthExchange | None:
+    """An exchange with the authorization server or its resource servers, as the traffic holds
+    it (None: none of theirs): what an exchange rule of the authorization server judges."""
+    facts = classify(ex)
+    return AuthExchange(ex, *facts) if facts is not None else None
+
+
 def load_traffic(files: list[str], profile: Profile, redactor: Redactor, *,
                  budget_s: float = HAR_BUDGET_S) -> Traffic:
     """Every exchange of the HAR files, redacted (whatever the capture held, nothing secret

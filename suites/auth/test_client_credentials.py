@@ -73,15 +73,6 @@ def test_valid_assertion_accepted(auth_flows):
                                    "inquiry API with the client-credentials token")
 
 
-@check("auth.cc.no_refresh_token", MUST, "The client-credentials response carries no refresh_token",
-       requirements=["AUTH-2.token-response.refresh-token"],
-       proven_by=["auth.cc_refresh_token_issued"],
-       observes="exchange",
-       feature="part 4 / client credentials + JWT assertion")
-def test_no_refresh_token(cc_tokens):
-    c.ensure_no_refresh_token(cc_tokens)
-
-
 @check("auth.cc.replay_refused", MUST, "The same assertion (same jti) is refused the second time",
        requirements=["AUTH-2.assertion.jti", "AUTH-8.assertion-single-use"],
        proven_by=["auth.assertion_replay_accepted"],

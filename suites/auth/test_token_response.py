@@ -1,6 +1,8 @@
 """The token response (seed 001 part 2 table; RFC 6749 5.1 and 5.2), for every flow: the code
 exchange, client credentials and the refresh (the refresh response last, so that a refresh
-that fails blocks only after the other two were judged)."""
+that fails blocks only after the other two were judged). What one token response shows (its
+media type, charset, cache headers, expires_in) is an exchange rule, judged on the same three
+responses (conformance/passive/rules/auth.py, suites/auth/test_exchange_rules.py)."""
 
 from __future__ import annotations
 
@@ -21,69 +23,6 @@ def test_response_members(code_tokens, cc_tokens, refresh_tokens):
     c.ensure_token_members(code_tokens, refresh=True, scope=FILING_SCOPE)
     c.ensure_token_members(cc_tokens, refresh=False, scope=INQUIRY_SCOPE)
     c.ensure_token_members(refresh_tokens(), refresh=True, scope=FILING_SCOPE)
-
-
-@check("auth.token.expires_in_3600", MUST, "expires_in is 3600 in every token response (code exchange, client credentials, refresh)",
-       requirements=["AUTH-2.token-response", "AUTH-8.access-token-lifetime"],
-       proven_by=["auth.expires_in_not_3600", "auth.refresh_expires_in_string"],
-       observes="exchange",
-       feature="part 2 / token response")
-def test_expires_in_3600(code_tokens, cc_tokens, refresh_tokens):
-    c.ensure_expires_in(code_tokens, 3600)
-    c.ensure_expires_in(cc_tokens, 3600)
-    c.ensure_expires_in(refresh_tokens(), 3600)
-
-
-@check("auth.token.no_store", MUST, "Token responses (code exchange, client credentials, refresh) carry Cache-Control: no-store",
-       requirements=["RFC6749-5.1"],
-       proven_by=["auth.no_store_missing"],
-       observes="exchange",
-       feature="part 2 / token response")
-def test_no_store(code_tokens, cc_tokens, refresh_tokens):
-    for tokens in (code_tokens, cc_tokens, refresh_tokens()):
-        c.ensure_header_value(tokens.exchange, "Cache-Control", "no-store")
-
-
-@check("auth.token.pragma_no_cache", SHOULD, "Token responses (code exchange, client credentials, refresh) carry Pragma: no-cache",
-       requirements=["RFC6749-5.1"],
-       proven_by=["auth.pragma_missing"],
-       observes="exchange",
-       feature="part 2 / token response",
-       downgrade_reason="Pragma is deprecated by RFC 9111 (5.4) and OAuth 2.1 drops it; Cache-Control: no-store is the MUST check auth.token.no_store")
-def test_pragma_no_cache(code_tokens, cc_tokens, refresh_tokens):
-    for tokens in (code_tokens, cc_tokens, refresh_tokens()):
-        c.ensure_header_value(tokens.exchange, "Pragma", "no-cache")
-
-
-@check("auth.token.media_type_json", MUST, "Token responses (code exchange, client credentials, refresh) are JSON (application/json, parameters in any case)",
-       requirements=["AUTH-2.token-response", "RFC6749-5.1"],
-       proven_by=["auth.token_served_as_text", "auth.token_served_bom_text", "auth.token_served_utf16"],
-       observes="exchange",
-       feature="part 2 / token response")
-def test_media_type_json(code_tokens, cc_tokens, refresh_tokens):
-    for tokens in (code_tokens, cc_tokens, refresh_tokens()):
-        c.ensure_media_type_json(tokens.exchange)
-
-
-@check("auth.token.media_type_seed_spelling", MUST, "Token responses (code exchange, client credentials, refresh) are application/json;charset=UTF-8 as the seed writes it (case and spaces aside)",
-       requirements=["AUTH-2.token-response"],
-       proven_by=["auth.token_content_type_no_charset", "auth.token_served_as_text", "auth.refresh_media_type_no_charset",
-                  "auth.token_served_bom_text", "auth.token_served_utf16"],
-       observes="exchange",
-       feature="part 2 / token response")
-def test_media_type_seed_spelling(code_tokens, cc_tokens, refresh_tokens):
-    for tokens in (code_tokens, cc_tokens, refresh_tokens()):
-        c.ensure_seed_media_spelling(tokens.exchange)
-
-
-@check("auth.token.utf8_without_bom", MUST, "Token responses (code exchange, client credentials, refresh) are UTF-8 without a byte order mark, as their charset=UTF-8 says",
-       requirements=["AUTH-2.token-response", "RFC8259-8.1"],
-       proven_by=["auth.token_served_bom_text", "auth.token_served_utf16"],
-       observes="exchange",
-       feature="part 2 / token response")
-def test_utf8_without_bom(code_tokens, cc_tokens, refresh_tokens):
-    for tokens in (code_tokens, cc_tokens, refresh_tokens()):
-        c.ensure_utf8_without_bom(tokens.exchange)
 
 
 @check("auth.token.error_codes", SHOULD, "Token errors are RFC 6749 JSON with the code the case calls for (invalid_grant, invalid_client for a wrong or a missing secret at the code exchange and the refresh, unsupported_grant_type)",

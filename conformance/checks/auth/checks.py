@@ -143,16 +143,6 @@ def ensure_token_members(result: TokenResult, *, refresh: bool, scope: str) -> N
            expected=scope, actual=body["scope"])
 
 
-def ensure_expires_in(result: TokenResult, seconds: int) -> None:
-    expect(result.body.get("expires_in") == seconds, "expires_in is not the seed's lifetime",
-           expected=seconds, actual=result.body.get("expires_in"))
-
-
-def ensure_no_refresh_token(result: TokenResult) -> None:
-    expect("refresh_token" not in result.body, "the client-credentials response carries a refresh_token",
-           expected="no refresh_token", actual="refresh_token present")
-
-
 def state_mismatch(sent: str, result: AuthorizationResult) -> Finding | None:
     if result.state == sent:
         return None

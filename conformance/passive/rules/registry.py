@@ -120,14 +120,16 @@ class ExchangeRule:
     what: str
     applies: Callable[[Any, Context], bool]
     judge: Callable[[Any, Context], None]
-    elicit: dict[str, Callable[[Any], Any]]  # scenario name -> (the service's api -> Exchange)
+    # scenario name -> how the active suite elicits one: the address API's take the address_api
+    # fixture (api -> Exchange), the authorization server's a fixture getter (name -> value).
+    elicit: dict[str, Callable[[Any], Any]]
 
 
 EXCHANGE_RULES: dict[str, ExchangeRule] = {}
 # The suites that send the scenarios of their service's exchange rules (suites/<service>/
-# test_exchange_rules.py): the address API's. The authorization server's and the SOAP
-# service's rules one exchange can show are still a test and a `rule` beside it.
-ACTIVE_EXCHANGE_SUITES = ("address",)
+# test_exchange_rules.py). The SOAP service's rules one exchange can show are still a test and
+# a `rule` beside it (each judges the run's valid batch, which the SOAP suite draws once).
+ACTIVE_EXCHANGE_SUITES = ("address", "auth")
 
 
 def exchange_rule(check_id: str, severity: Severity, title: str, *, requirements: Iterable[str], what: str,
