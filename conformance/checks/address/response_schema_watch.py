@@ -3,17 +3,19 @@ as a pytest plugin object that the conformance plugin registers in each process 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from conformance.checks.address.response_schema import DIRNAME, JUDGES, flush
+from conformance.paths import SUITES_DIR
 
 
 class ResponseSchemaWatch:
     """One process's part of the check, as a pytest plugin object (the conformance plugin
-    registers it): its tally written after each test and at the end (the check's tests run
-    last: conformance/last_tests.py)."""
+    registers it): its tally written before the tests that wait for the others and at the end
+    (the check's tests run last: conformance/last_tests.py)."""
 
     def __init__(self, report_dir: str, process: str) -> None:
         from conformance.openapi import responses
@@ -29,19 +31,18 @@ class ResponseSchemaWatch:
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         self.judged = any(_judges(item) for item in items)
 
-    def pytest_runtest_logfinish(self, nodeid: str) -> None:
-        # A worker's tally is on disk after each of its tests: the check's test, in another
-        # worker, reads it once this worker's lock is released (conformance/last_tests.py).
-        # One process ("main", -n 0) writes it just before the check's test instead: after
-        # every test it wrote the whole tally again, a tenth of an address run.
-        if self.judged and self.process != "main":  # else no check waits for this tally
-            flush(self._responses.current(), self.report_dir, self.process)
-
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
-        if self.process == "main" and _judges(item):
+        # The check's test reads every process's tally once their locks are released
+        # (conformance/last_tests.py): a worker releases its lock in the first of its tests
+        # that waits for the others (the check's, the passive rules'), so its tally is written
+        # just before such a test, and at its end. (Written after each test, it cost a run
+        # hundreds of writes of the whole tally.) One process ("main", -n 0) writes it just
+        # before the check's test.
+        if _judges(item) or (self.judged and self.process != "main" and _waits_for_the_others(item)):
             flush(self._responses.current(), self.report_dir, self.process)
 
+    @pytest.hookimpl(tryfirst=True)  # before the worker's lock is released (last_tests.LastTests)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         flush(self._responses.current(), self.report_dir, self.process)
         self._responses.stop()
@@ -49,6 +50,14 @@ class ResponseSchemaWatch:
             import shutil
 
             shutil.rmtree(Path(self.report_dir) / DIRNAME, ignore_errors=True)
+
+
+_PASSIVE = f"{(SUITES_DIR / 'passive').resolve()}{os.sep}"
+
+
+def _waits_for_the_others(item: pytest.Item) -> bool:
+    """A test that judges what the whole run sent: a passive rule's (suites/passive)."""
+    return str(item.path).startswith(_PASSIVE)
 
 
 def _judges(item: pytest.Item) -> bool:
