@@ -49,7 +49,7 @@ def allow_on_405(a, ctx):
 
 # 2. The fault, beside the behaviour it changes (conformance/mocks/address/app.py).
 FAULT_DECLARATION = f'''
-ALLOW_MISSING_ON_405 = fault("{FAULT}", "a 405 answer carries no Allow header")
+ALLOW_MISSING_ON_405 = fault("{FAULT}", "a 405 answer carries no Allow header", shows="allow")
 '''
 SERVED = 'raise ProblemError("methodNotAllowed", headers={"Allow": "GET"})'
 FAULTY = 'raise ProblemError("methodNotAllowed", headers={} if self.on(ALLOW_MISSING_ON_405) else {"Allow": "GET"})'

@@ -57,6 +57,9 @@ def _verdict(item) -> str | None:
     ("/adressen/0363200000000001", 406, "crsNotAcceptable", {"Accept": "application/xml"}, "failed"),
     ("/adresseerbareobjecten/0363010000000001", 406, "crsNotAcceptable", {"Accept-Crs": "epsg:4326"}, "passed"),
     ("/adresseerbareobjecten/0363010000000001", 406, "notAcceptable", {"Accept-Crs": "epsg:4326"}, "passed"),
+    # A 406 to the supported CRS is the crs checks' finding; its code names the CRS as its reason.
+    ("/adresseerbareobjecten/0363010000000001", 406, "crsNotAcceptable", {"Accept-Crs": "epsg:28992"}, "passed"),
+    ("/adresseerbareobjecten/0363010000000001", 406, "wrongCode", {"Accept-Crs": "epsg:28992"}, "failed"),
     ("/adressen/0363200000000001", 412, "whatever", {}, None),
 ])
 def test_the_rule_reads_the_condition_from_the_request(path, status, code, headers, verdict) -> None:

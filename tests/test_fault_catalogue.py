@@ -31,6 +31,9 @@
   is named with the fault; a MUST check blocked under a fault that declares it in neither
   set is a problem; a fault proven by contract fuzzing runs alone; on the clean run every
   check's own test runs (issue 52);
+* a fault that says what it changes (`shows`: a header, a member, a code, as a finding names
+  it) proves a check only when one of the check's failing test cases names it: a check that
+  failed for another reason (a sample the fault broke, an error of its own) is not proof;
 * every MUST and SHOULD check is proven by some fault, and every fault proves a check.
 
 Each run is a real `conformance run` in a subprocess, read back from its summary.json.
@@ -38,6 +41,7 @@ Each run is a real `conformance run` in a subprocess, read back from its summary
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
@@ -233,6 +237,18 @@ def active(summary: dict[str, Any]) -> dict[str, set[str]]:
     return seen
 
 
+def for_another_reason(fault: Fault, check: str, summary: dict[str, Any]) -> str | None:
+    """A failure of `check`'s own tests under `fault` whose findings do not name what the fault
+    changes (`Fault.shows`): the check failed for another reason (its reason), or None. A fault
+    that does not say what it changes is not compared."""
+    if not fault.shows:
+        return None
+    reasons = [e["reason"] or "" for e in summary["checks"] if e["check"] == check and e["outcome"] == "failed"
+               and not e.get("test", "").startswith("passive/")]
+    named = [r for r in reasons if any(shown.lower() in r.lower() for shown in fault.shows)]
+    return None if named else (reasons[0] if reasons else "")
+
+
 def judge_run(faults: tuple[Fault, ...], code: int, summary: dict[str, Any],
               passive: dict[str, str] | None) -> dict[str, list[str]]:
     """What is wrong with a run under `faults`, per fault name and for the RUN as a whole:
@@ -257,6 +273,9 @@ def judge_run(faults: tuple[Fault, ...], code: int, summary: dict[str, Any],
         for check in sorted(must):
             seen = own.get(check, set())
             if "failed" in seen:
+                if wrong := for_another_reason(fault, check, summary):
+                    problems[fault.name].append(f"{check} failed under {fault.name} for another reason than what "
+                                                f"the fault changes ({' or '.join(fault.shows)}): {wrong[:300]}")
                 continue
             if not seen:
                 problems[fault.name].append(f"{fault.name}: its check {check} did not run")
@@ -351,9 +370,13 @@ def test_faults_share_runs_only_where_their_checks_are_apart() -> None:
     assert len(BATCHES) < len(catalogue()) * 0.6
 
 
+# A made-up finding that names what every fault changes (Fault.shows).
+NAMES_EVERY_CHANGE = "; ".join(shown for fault in catalogue() for shown in fault.shows)
+
+
 def _summary(*entries: tuple[str, ...]) -> dict[str, Any]:
     """(check, severity, outcome[, test]): a test under suites/passive is a passive twin."""
-    return {"checks": [{"check": e[0], "severity": e[1], "outcome": e[2], "reason": "r",
+    return {"checks": [{"check": e[0], "severity": e[1], "outcome": e[2], "reason": NAMES_EVERY_CHANGE,
                         "test": e[3] if len(e) > 3 else f"suite/test_{e[0]}"} for e in entries]}
 
 
@@ -391,6 +414,32 @@ def test_a_check_not_applicable_under_its_own_fault_is_named_with_the_fault() ->
         code = _code(first, *rest) or (4 if outcome == "blocked" and check_by_id(second).severity is Severity.MUST else 0)
         problems = judge_run((fault,), code, summary, None)
         assert any(second in p and outcome in p and fault.name in p for p in problems[fault.name]), problems
+
+
+def test_every_fault_says_what_it_changes() -> None:
+    """Each fault this meta-test proves names what it changes as a finding would (`shows`), so
+    that a failure for another reason is never taken for its proof."""
+    silent = [f.name for f in catalogue() if not f.shows and not proven_by_comparison(f)]
+    assert silent == [], f"faults that do not say what they change (fault(..., shows=...)): {silent}"
+
+
+def test_a_check_failing_for_another_reason_than_its_fault_is_a_problem() -> None:
+    """Issue 52: a failure for any reason counted as proof. A fault says what it changes
+    (`shows`); a check it proves must fail naming that, in one of its own test cases."""
+    fault, (check, *rest) = _fault_with(1)
+    fault = dataclasses.replace(fault, shows=("what the fault changes",))
+    sev = check_by_id(check).severity.value
+    others = [(c, check_by_id(c).severity.value, "failed") for c in rest]
+    entries = [*others, (check, sev, "failed")]
+    summary = _summary(*entries)
+    for entry in summary["checks"]:
+        entry["reason"] = "what the fault changes is missing" if entry["check"] != check else "sample not found"
+    problems = judge_run((fault,), _code(check, *rest), summary, None)
+    assert any(check in p and "another reason" in p and "sample not found" in p for p in problems[fault.name]), problems
+    # The same failure naming what the fault changes (any case), beside one that does not, proves it.
+    summary["checks"].append({**summary["checks"][-1], "reason": "WHAT THE FAULT CHANGES: absent",
+                              "test": f"suite/test_{check}[2]"})
+    assert not any("another reason" in p for p in judge_run((fault,), _code(check, *rest), summary, None)[fault.name])
 
 
 def test_a_must_check_blocked_under_a_fault_that_does_not_declare_it_is_a_problem() -> None:

@@ -36,6 +36,10 @@ class Fault:
     # of their reason: a sample it breaks, a control it refuses): the fault meta-test accepts a
     # MUST check blocked under it only for such a reason, or when the check declares it.
     blocks: tuple[str, ...] = ()
+    # What the fault changes, as the findings of the checks it proves name it (substrings of
+    # their reason, any case: a header, a member, a code): the fault meta-test accepts a
+    # check's failure under the fault only for such a reason, never for another.
+    shows: tuple[str, ...] = ()
 
     @property
     def is_variant(self) -> bool:
@@ -45,11 +49,12 @@ class Fault:
 _CATALOGUE: dict[str, Fault] = {}
 
 
-def fault(name: str, description: str, *, allowed_by: str | None = None, blocks: tuple[str, ...] = ()) -> Fault:
+def fault(name: str, description: str, *, allowed_by: str | None = None, blocks: tuple[str, ...] = (),
+          shows: str | tuple[str, ...] = ()) -> Fault:
     server = name.split(".", 1)[0]
     if name in _CATALOGUE:
         raise ValueError(f"fault {name!r} declared twice")
-    entry = Fault(name, server, description, allowed_by, tuple(blocks))
+    entry = Fault(name, server, description, allowed_by, tuple(blocks), (shows,) if isinstance(shows, str) else tuple(shows))
     _CATALOGUE[name] = entry
     return entry
 

@@ -107,7 +107,7 @@ def _validate(
 # street), where seed part 4's third kind of query needs all three.
 NAME_QUERY_WITHOUT_NUMBER_ACCEPTED = fault(
     "address.name_query_without_number_accepted",
-    "woonplaatsNaam + openbareRuimteNaam without huisnummer is served (200, every address of the street)",
+    "woonplaatsNaam + openbareRuimteNaam without huisnummer is served (200, every address of the street)", shows="openbareRuimteNaam",
 )
 
 
@@ -238,7 +238,7 @@ def _find(ctx: Context, search: _Search, *, extended: bool) -> list[dict[str, An
 NOTHING_FOUND_AS_404 = fault(
     "address.nothing_found_as_404",
     "a search of /adressen, /adressen/zoek or /adressenuitgebreid that finds nothing is answered 404 notFound "
-    "(instead of 200 with an empty collection)",
+    "(instead of 200 with an empty collection)", shows="empty collection",
 )
 
 
@@ -321,7 +321,7 @@ SINGLE_ADDRESS_PAGE_OF_ONE = variant(
 ADRES_UNKNOWN_EXPAND_IGNORED = fault(
     "address.adres_unknown_expand_ignored",
     "/adressen/{id} ignores expand values that are no relation of an address (200, nothing embedded for them); "
-    "/adressen still refuses them",
+    "/adressen still refuses them", shows="adressen",
 )
 
 

@@ -68,7 +68,7 @@ def _ep(pattern: str, handler: Callable[[Context], HalResult], **flags: bool) ->
 ACCEPT_CRS_ON_ONE_ENDPOINT_ONLY = fault(
     "address.accept_crs_validated_on_one_endpoint_only",
     "an unsupported Accept-Crs is refused (406) on /adresseerbareobjecten/{id} only; the other endpoints that take "
-    "Accept-Crs (the object search, its life cycle, the extended address search and lookup) serve it")
+    "Accept-Crs (the object search, its life cycle, the extended address search and lookup) serve it", shows="Accept-Crs")
 
 # Order matters: /adressen/zoek before /adressen/{id}.
 ENDPOINTS: tuple[Endpoint, ...] = (
@@ -90,7 +90,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
 PROBLEM_INSTANCE_DECODED = fault(
     "address.problem_instance_decoded",
     "the problem instance is the request path and query percent-decoded (%20 becomes a space, so an "
-    "instance of a request that held an escape is no URI reference)",
+    "instance of a request that held an escape is no URI reference)", shows="URI reference",
 )
 
 
@@ -98,7 +98,7 @@ PROBLEM_INSTANCE_DECODED = fault(
 # path, a URI reference still), where seed part 2 has "instance | ... | the request that failed".
 PROBLEM_INSTANCE_CONSTANT = fault(
     "address.problem_instance_constant",
-    "the problem instance is the same for every error answer (the API's base path), not the request that failed",
+    "the problem instance is the same for every error answer (the API's base path), not the request that failed", shows="instance",
 )
 
 

@@ -47,7 +47,7 @@ EMPTY_AND_REPEATED_READ = variant(
 SERVER_ERROR_ON_EMPTY_VALUE = fault(
     "address.server_error_on_empty_value",
     "a date, boolean or number parameter sent without a value or sent twice (geldigOp=, huidig=, huisnummer twice) "
-    "is answered 500 serverError")
+    "is answered 500 serverError", shows="empty")
 
 
 @dataclass
@@ -166,7 +166,7 @@ class Context:
 # shared ones (huidig, inclusiefEindStatus, exacteMatch) are still validated.
 OBJECT_BOOLEANS_NOT_VALIDATED = fault(
     "address.object_booleans_not_validated",
-    "a non-boolean geconstateerd (/adresseerbareobjecten) or geheleLvc (/lvc) is read as false instead of 400",
+    "a non-boolean geconstateerd (/adresseerbareobjecten) or geheleLvc (/lvc) is read as false instead of 400", shows="adresseerbareobjecten",
 )
 
 

@@ -14,5 +14,5 @@ from conformance.mocks.faults import fault
 HUISNUMMER_AS_STRING = fault(
     "address.huisnummer_as_string",
     'every huisnummer in response bodies is a JSON string ("20") instead of the described integer',
-    blocks=("without an integer huisnummer",),  # the sample address every query is built from
+    shows="huisnummer", blocks=("without an integer huisnummer",),  # the sample address every query is built from
 )

@@ -113,7 +113,7 @@ def _oppervlakte(ctx: Context, v: P.Validator) -> tuple[int | None, int | None]:
 TYPE_VALUE_NOT_VALIDATED = fault(
     "address.type_value_not_validated",
     "a type other than ligplaats, standplaats or verblijfsobject (e.g. type=fout) is ignored: the bbox "
-    "search is served unfiltered (200) instead of refused",
+    "search is served unfiltered (200) instead of refused", shows="bbox",
 )
 # The two list parameters read an empty value as an empty list, where seed part 4 gives
 # each "array (at least 1)".
@@ -121,7 +121,7 @@ _LISTS = frozenset({"pandIdentificaties", "gebruiksdoelen"})
 EMPTY_LISTS_ACCEPTED = fault(
     "address.empty_lists_accepted",
     "an empty pandIdentificaties is a search for no building (200, nothing found) and an empty gebruiksdoelen "
-    "no filter (200), instead of refused (each is an array of at least 1)",
+    "no filter (200), instead of refused (each is an array of at least 1)", shows="least",
 )
 
 
@@ -216,7 +216,7 @@ def search(ctx: Context) -> HalResult:
 ADRESSEERBAAROBJECT_UNKNOWN_EXPAND_IGNORED = fault(
     "address.adresseerbaarobject_unknown_expand_ignored",
     "/adresseerbareobjecten/{id} ignores expand values that are no relation of an addressable object (200, "
-    "nothing embedded for them); /adresseerbareobjecten still refuses them",
+    "nothing embedded for them); /adresseerbareobjecten still refuses them", shows="adresseerbareobjecten",
 )
 
 

@@ -166,7 +166,7 @@ def validation(items: list[InvalidParam]) -> ProblemError:
 PARAMS_REQUIRED_WITHOUT_INVALID_PARAMS = fault(
     "address.params_required_without_invalid_params",
     "400 paramsRequired answers (no required or identifying parameter given) carry no invalid-params; "
-    "the other 400s still list their faulty parameters",
+    "the other 400s still list their faulty parameters", shows="invalid-params",
 )
 
 

@@ -59,20 +59,20 @@ AUD_TOKEN_ENDPOINT_URL = variant(
                "element to identify the authorization server as an intended audience of the JWT'")
 NOT_BEFORE_NOT_CHECKED = fault(
     "auth.assertion_not_before_not_checked",
-    "only notAfter of the x5c certificates is judged (the chain still is): a certificate not yet valid is accepted")
+    "only notAfter of the x5c certificates is judged (the chain still is): a certificate not yet valid is accepted", shows="certificate")
 REVOCATION_NOT_CHECKED = fault(
-    "auth.assertion_revocation_not_checked", "the CRLs are not consulted: a revoked certificate is accepted")
+    "auth.assertion_revocation_not_checked", "the CRLs are not consulted: a revoked certificate is accepted", shows="revoked certificate")
 BRANCH_NOT_CHECKED = fault(
     "auth.assertion_branch_not_checked",
     "any chain to the trusted root is accepted: a certificate of another domain of that root (another certificate "
-    "policy) passes")
+    "policy) passes", shows="trusted root")
 OIN_FROM_ORGANIZATION_IDENTIFIER = fault(
     "auth.assertion_oin_from_organization_identifier",
-    "the OIN is read from the subject's organizationIdentifier when it has no serialNumber (and then looked up)")
+    "the OIN is read from the subject's organizationIdentifier when it has no serialNumber (and then looked up)", shows="organizationIdentifier")
 ONE_OIN_PER_CLIENT = fault(
     "auth.assertion_one_oin_per_client",
     "a client is bound to one end customer, the OIN of the first certificate of its JWKS: the certificate of a "
-    "second end customer (another registered OIN) is refused")
+    "second end customer (another registered OIN) is refused", shows="end customer")
 
 ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 MAX_ASSERTION_CHARS = 16 * 1024

@@ -27,21 +27,21 @@ from conformance.mocks.faults import fault
 # (CONTRIBUTING.md); the older ones are in faults.py.
 CODE_IN_FRAGMENT = fault(
     "auth.authorize_code_in_fragment",
-    "the redirect that carries the code puts code and state in the fragment (#code=...&state=...), not the query")
+    "the redirect that carries the code puts code and state in the fragment (#code=...&state=...), not the query", shows="fragment")
 CODE_REDIRECT_303 = fault(
-    "auth.authorize_code_redirect_303", "the redirect that carries the code is a 303 See Other, not the seed's 302")
+    "auth.authorize_code_redirect_303", "the redirect that carries the code is a 303 See Other, not the seed's 302", shows="redirect")
 # Issue 51: PKCE held only against the confidential client (a public client, which has no
 # secret to lose, is the one PKCE exists for).
 PUBLIC_CLIENT_WITHOUT_PKCE = fault(
     "auth.public_client_pkce_not_enforced",
     "the public client's authorization requests need no code_challenge and its code exchanges no matching "
-    "code_verifier (a missing or wrong one is accepted); the confidential client is held to PKCE as before")
+    "code_verifier (a missing or wrong one is accepted); the confidential client is held to PKCE as before", shows="public")
 # Issue 50: the implicit grant a server should not offer, with a live token in the redirect's
 # fragment, which reports must never show.
 TOKEN_IN_FRAGMENT = fault(
     "auth.implicit_token_in_fragment",
     "response_type=token is answered at once with a 302 to the redirect_uri carrying a live access token in its "
-    "fragment (#access_token=...&token_type=Bearer&expires_in=3600&state=...)")
+    "fragment (#access_token=...&token_type=Bearer&expires_in=3600&state=...)", shows="response_type")
 
 SESSION_COOKIE = "mock_auth_session"
 LOGIN_PATH = "/auth/login"

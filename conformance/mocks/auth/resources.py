@@ -21,7 +21,7 @@ from conformance.mocks.faults import fault, variant
 INSUFFICIENT_SCOPE_AS_401 = fault(
     "auth.insufficient_scope_as_401",
     'a valid token without the API\'s scope is answered 401 error="invalid_token", not 403 insufficient_scope '
-    "(still refused)")
+    "(still refused)", shows="scope")
 
 # Issue 51: RFC 6750 3.1 advises 401 for a refused token (SHOULD); a 403 with the same Bearer
 # challenge is allowed.
@@ -37,7 +37,7 @@ REFUSED_TOKEN_403 = variant(
 FILING_TOKEN_NOT_VERIFIED = fault(
     "auth.filing_token_not_verified",
     "the filing API serves a token whose signature or payload was changed, or that has expired (the inquiry API "
-    "still refuses both)")
+    "still refuses both)", shows="filing")
 
 REALM = 'Bearer realm="registry"'
 EARLY_ACCESS_DEATH_S = 1800  # under auth.access_token_dies_early: half the stated 3600 s

@@ -29,29 +29,29 @@ from conformance.mocks.faults import fault, variant
 # the older ones are in faults.py.
 REFRESH_NO_REFRESH_TOKEN = fault(
     "auth.refresh_no_refresh_token",
-    "refresh responses carry no refresh_token (the one presented stays valid)")
+    "refresh responses carry no refresh_token (the one presented stays valid)", shows="refresh_token")
 REFRESH_CLIENT_NOT_COMPARED = fault(
     "auth.refresh_client_not_compared",
-    "a refresh token issued to one client is redeemed by another (authenticated) client")
+    "a refresh token issued to one client is redeemed by another (authenticated) client", shows="refresh")
 REFRESH_UNKNOWN_ACCEPTED = fault(
     "auth.refresh_unknown_accepted",
-    "a refresh token the server never issued is accepted: the authenticated client gets a token of its first scope")
+    "a refresh token the server never issued is accepted: the authenticated client gets a token of its first scope", shows="never issued")
 REFRESH_EXPIRES_IN_STRING = fault(
     "auth.refresh_expires_in_string", 'refresh responses give expires_in as the string "3600" (code and '
-    "client-credentials responses stay right)")
+    "client-credentials responses stay right)", shows="expires_in")
 REFRESH_MEDIA_TYPE_NO_CHARSET = fault(
     "auth.refresh_media_type_no_charset",
     "refresh responses are application/json without the seed's charset (code and client-credentials responses "
-    "stay right)")
+    "stay right)", shows="application/json")
 
 # Issue 50: token responses whose encoding a reader must undo to see the tokens (a report must
 # never show them); both break the seed's media type.
 TOKEN_BOM_TEXT = fault(
     "auth.token_served_bom_text",
-    "token responses start with a UTF-8 byte order mark and are labelled text/plain;charset=UTF-8")
+    "token responses start with a UTF-8 byte order mark and are labelled text/plain;charset=UTF-8", shows="UTF-8")
 TOKEN_UTF16 = fault(
     "auth.token_served_utf16",
-    "token responses are UTF-16 (with its byte order mark), labelled text/plain;charset=UTF-16")
+    "token responses are UTF-16 (with its byte order mark), labelled text/plain;charset=UTF-16", shows="charset")
 
 # Issue 51: the server's side of PKCE is the comparison (RFC 7636 4.6); the verifier's syntax
 # is the client's duty (4.1).
