@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.findings import require
-from conformance.passive.rules import Context, ExchangeRule, exchange_rules
+from conformance.passive.rules import Context
+from conformance.passive.rules.active import exchange_rule_tests
 from conformance.passive.traffic import address_exchange
 
 
@@ -22,19 +22,7 @@ def rule_context(profile) -> Context:
     return Context(profile)
 
 
-def _test(rule: ExchangeRule):
-    @pytest.mark.check(rule.check)
-    @pytest.mark.parametrize("scenario", list(rule.elicit))
-    def test(address_api, rule_context, scenario: str) -> None:
-        ex = rule.elicit[scenario](address_api)
-        item = address_exchange(ex, address_api.base_url)
-        require(item is not None and rule.applies(item, rule_context),
-                f"an answer the rule applies to ({rule.what})", ex.summary())
-        rule.judge(item, rule_context)
-
-    test.__name__ = test.__qualname__ = "test_" + rule.check.replace(".", "_")
-    return test
-
-
-for _rule in exchange_rules("address"):
-    globals()["test_" + _rule.check.replace(".", "_")] = _test(_rule)
+globals().update(exchange_rule_tests(
+    "address", fixtures=("address_api",),
+    send=lambda scenario, fixture: scenario(fixture("address_api")),
+    item_of=lambda ex, fixture: address_exchange(ex, fixture("address_api").base_url)))

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.findings import require
-from conformance.passive.rules import Context, ExchangeRule, exchange_rules
+from conformance.passive.rules import Context
+from conformance.passive.rules.active import exchange_rule_tests
 from conformance.passive.traffic import auth_exchange
 
 
@@ -24,19 +24,7 @@ def rule_context(profile) -> Context:
     return Context(profile)
 
 
-def _test(rule: ExchangeRule):
-    @pytest.mark.check(rule.check)
-    @pytest.mark.parametrize("scenario", list(rule.elicit))
-    def test(request, rule_context, scenario: str) -> None:
-        ex = rule.elicit[scenario](request.getfixturevalue)
-        item = auth_exchange(ex)
-        require(item is not None and rule.applies(item, rule_context),
-                f"an answer the rule applies to ({rule.what})", ex.summary())
-        rule.judge(item, rule_context)
-
-    test.__name__ = test.__qualname__ = "test_" + rule.check.replace(".", "_")
-    return test
-
-
-for _rule in exchange_rules("auth"):
-    globals()["test_" + _rule.check.replace(".", "_")] = _test(_rule)
+# The scenarios take the fixture getter: each asks for the token response of one flow.
+globals().update(exchange_rule_tests(
+    "auth", fixtures=(), send=lambda scenario, fixture: scenario(fixture),
+    item_of=lambda ex, fixture: auth_exchange(ex)))
