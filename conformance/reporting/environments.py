@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conformance import catalogue
 from conformance.errors import ConfigError, ExitCode
 from conformance.reporting import coverage
 from conformance.reporting.diff import load_run
@@ -126,6 +127,7 @@ def load_runs(run_dirs: list[Path], *, note: Callable[[str], None] | None = None
     if not found:
         raise ConfigError(f"none of {', '.join(str(d) for d in run_dirs)} is a run directory "
                           "(a folder holding a run's summary.json)")
+    catalogue.load()  # the registry answers only once every declaring module is loaded
     requirements, checks = load_requirements(), checks_index()
     runs = []
     for run_dir in found:

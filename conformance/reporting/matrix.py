@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
+from conformance import catalogue
 from conformance.reporting import coverage
 from conformance.reporting.summary import BLOCKED_OR_BROKEN, RANK
 from conformance.requirements import Requirement, checks_index, load_requirements
@@ -52,6 +53,8 @@ def build_matrix(
     lacks (source "not in the catalogue"). `checks` maps requirement id -> registered checks
     (default: the registry); the checks that ran are read from the summary itself."""
     requirements = load_requirements() if requirements is None else requirements
+    if checks is None:
+        catalogue.load()  # the registry answers only once every declaring module is loaded
     registered = checks_index() if checks is None else checks
     ran = checks_by_id(summary.get("checks", []))
     for cause in summary.get("root_causes") or []:  # one defect, one finding: what it takes down besides its rule

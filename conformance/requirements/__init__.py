@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from conformance.checks.registry import Check
+from conformance.checks.registry import Check, registered_checks
 
 CATALOGUE = Path(__file__).with_name("catalogue.toml")
 APIS = ("address", "auth", "soap")
@@ -85,13 +85,9 @@ def _quote(path: Path, entry: dict) -> tuple[str, ...]:
 
 
 def checks_index(checks: list[Check] | None = None) -> dict[str, list[Check]]:
-    """Requirement id -> the checks naming it (from the loaded catalogue unless given)."""
-    if checks is None:
-        from conformance.catalogue import registered_checks as catalogued  # loads it first
-
-        checks = catalogued()
+    """Requirement id -> the checks naming it (from the registry unless given)."""
     index: dict[str, list[Check]] = {}
-    for check in checks:
+    for check in registered_checks() if checks is None else checks:
         for requirement in check.requirements:
             index.setdefault(requirement, []).append(check)
     return index

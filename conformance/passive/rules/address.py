@@ -125,15 +125,20 @@ def error_is_problem_json(a, ctx):
     problem.is_problem_media_type(a.exchange)
 
 
-@exchange_rule("address.errors.problem_members", MUST, "Error bodies carry status (= HTTP status), title and code; type, detail and instance are strings",
-               requirements=["ADDR-2.error", "RFC9457-3.1"],
-               proven_by=["address.problem_status_mismatch"],
+@exchange_rule("address.errors.problem_members", MUST, "Error bodies carry status (= HTTP status), title and code; type, detail and instance are strings; each invalid-params item of a 400 has type, name, code and reason",
+               requirements=["ADDR-2.error", "ADDR-2.invalid-params", "RFC9457-3.1"],
+               proven_by=["address.problem_status_mismatch", "address.invalid_params_without_name"],
                may_fail_under=g.ERROR_CASE_COLLATERAL,
                sends=["valid", "refused"],
                feature="part 2, 7 / errors",
                what="error answers", applies=_answers_with(*ERRORS), elicit=elicit.ERRORS)
 def problem_members(a, ctx):
     problem.has_problem_members(a.exchange)
+    # Seed part 2: "invalid-params | array of objects, on 400 | each has type (URI reference),
+    # name (string: the parameter), code (string), reason (string)": wherever a 400 has one
+    # (whether it must is params_required_invalid_params' and invalid_params_name_parameter's).
+    if a.exchange.status == 400 and "invalid-params" in problem.problem_body(a.exchange):
+        problem.invalid_params(a.exchange)
 
 
 # A 400 (with invalid-params), a 404 and a 400 to a request holding a percent-escape, of the
