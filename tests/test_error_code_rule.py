@@ -60,7 +60,12 @@ def _verdict(item) -> str | None:
     # A 406 to the supported CRS is the crs checks' finding; its code names the CRS as its reason.
     ("/adresseerbareobjecten/0363010000000001", 406, "crsNotAcceptable", {"Accept-Crs": "epsg:28992"}, "passed"),
     ("/adresseerbareobjecten/0363010000000001", 406, "wrongCode", {"Accept-Crs": "epsg:28992"}, "failed"),
+    # 412's row names no precondition: what a 412 says is measured by a check of its own.
     ("/adressen/0363200000000001", 412, "whatever", {}, None),
+    ("/adressen/0363200000000001", 500, "serverError", {}, "passed"),
+    ("/adressen/0363200000000001", 500, "internalError", {}, "failed"),
+    # 429's and 503's codes are judged with their bodies, by rules of their own.
+    ("/adressen/0363200000000001", 429, "tooManyRequests", {}, None),
 ])
 def test_the_rule_reads_the_condition_from_the_request(path, status, code, headers, verdict) -> None:
     assert _verdict(_answer(path, status, code, **headers)) == verdict

@@ -38,14 +38,20 @@ def problem_with_code(code: str):
     return apply
 
 
+# The statuses seed part 7 gives one code each (429's and 503's are judged with their bodies:
+# address.ratelimit.problem_body_429, address.maintenance.problem_body_503; 412's row names no
+# precondition, so what a 412 says is measured, address.errors.precondition_failed_trigger).
+ONE_CODE = (401, 403, 404, 406, 500)
+
+
 def _has_seed_code(a, ctx) -> bool:
-    """The answers whose code seed part 7 fixes: 401, 403, 404, 406, and a 400 to a request
+    """The answers whose code seed part 7 fixes: those of ONE_CODE, and a 400 to a request
     that shows its condition (no identifying parameter: paramsRequired). A 400's code depends
     on the condition, which only such a request shows."""
     if a.operation is None:
         return False
     status = a.exchange.status
-    return status in (401, 403, 404, 406) or (
+    return status in ONE_CODE or (
         status == 400 and client.lacks_identifying_parameter(a.operation, a.exchange.query))
 
 
@@ -55,13 +61,14 @@ def _asks_a_crs(ex) -> bool:
     return ex.request_headers.get("Accept-Crs") is not None
 
 
-@exchange_rule("address.errors.code_matches_status", MUST, "Each error carries the seed's code: 400 paramsRequired (no identifying parameter), 401 authentication, 403 autorisation, 404 notFound, 406 notAcceptable",
-               requirements=["ADDR-7.400", "ADDR-7.401", "ADDR-7.403", "ADDR-7.404", "ADDR-7.406", "ADDR-5.4"],
+@exchange_rule("address.errors.code_matches_status", MUST, "Each error carries the seed's code: 400 paramsRequired (no identifying parameter), 401 authentication, 403 autorisation, 404 notFound, 406 notAcceptable, 500 serverError",
+               requirements=["ADDR-7.400", "ADDR-7.401", "ADDR-7.403", "ADDR-7.404", "ADDR-7.406", "ADDR-7.500",
+                             "ADDR-5.4"],
                proven_by=["address.wrong_error_code"],
                may_fail_under=g.ERROR_CASE_COLLATERAL,
                sends=["valid", "refused"],
                feature="part 2, 7 / errors",
-               what="400 answers to a request without an identifying parameter, and 401, 403, 404 or 406 answers",
+               what="400 answers to a request without an identifying parameter, and 401, 403, 404, 406 or 500 answers",
                applies=_has_seed_code,
                elicit={name: elicit.ERRORS[name] for name, case in g.ERROR_CASES.items() if case.code})
 def code_matches_status(a, ctx):
