@@ -12,10 +12,25 @@ from pathlib import Path
 from conformance.errors import ExitCode
 
 
+# pytest rewrites the asserts of every plugin's modules as it imports them -- hypothesis's,
+# schemathesis's and the harness's, thousands of lines -- and caches the result only where
+# bytecode may be written: with PYTHONDONTWRITEBYTECODE set (CI machines, containers) each
+# process of a run parsed and rewrote them again, about 1.2 CPU-seconds apiece (the
+# controller and every xdist worker). A check never fails by a bare assert: each finding
+# says what it saw, so the rewritten messages are never read. `--assert` given after `--` wins.
+PLAIN_ASSERTS = "--assert=plain"
+
+
+def with_plain_asserts(pytest_args: list[str]) -> list[str]:
+    if any(arg == "--assert" or arg.startswith("--assert=") for arg in pytest_args):
+        return pytest_args
+    return [PLAIN_ASSERTS, *pytest_args]
+
+
 def run_and_report(pytest_args: list[str], report_dir: Path, *, html: bool, traffic_shown: Path | None = None) -> int:
     import pytest
 
-    code = map_pytest_exit(int(pytest.main(pytest_args)), report_dir / "summary.json")
+    code = map_pytest_exit(int(pytest.main(with_plain_asserts(pytest_args))), report_dir / "summary.json")
     if traffic_shown is not None:  # the private capture judged is gone: the report names what stays
         from conformance.reporting.summary import name_traffic
 
