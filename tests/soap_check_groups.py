@@ -25,6 +25,7 @@ RESPONSE_CHECKS = _by_feature("part 4 / responses to valid requests") | {"soap.r
 ALL_CHECKS = frozenset(c.id for c in registered_checks("soap"))
 
 RESPONSE_STATUS_OK = "soap.response.status_ok"
+RESPONSE_ENVELOPE = "soap.response.envelope"
 RESPONSE_BODY_ELEMENT = "soap.response.body_element"
 RESPONSE_SCHEMA_VALID = "soap.response.schema_valid"
 RESPONSE_REFERS_TO_REQUEST = "soap.response.refers_to_request"

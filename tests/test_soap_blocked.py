@@ -33,8 +33,10 @@ NEGATIVE_CHECKS = (
     c.REJECTION_CHECKS | c.FAULT_CHECKS | c.ENVELOPE_CHECKS | c.HEADER_CHECKS | c.HTTP_CHECKS
     | {c.REQUEST_UTF16_UNDERSTOOD, c.REQUEST_UTF16_ACCEPTED}
 )
-# Every check that judges the response element of a valid request.
-RESPONSE_ELEMENT_CHECKS = {c.RESPONSE_BODY_ELEMENT, c.RESPONSE_SCHEMA_VALID, c.RESPONSE_REFERS_TO_REQUEST}
+# Every check that judges the response to a valid request: its envelope (a 200's: a Fault's is
+# soap.fault.soap_envelope's) and its element.
+RESPONSE_ELEMENT_CHECKS = {c.RESPONSE_ENVELOPE, c.RESPONSE_BODY_ELEMENT, c.RESPONSE_SCHEMA_VALID,
+                           c.RESPONSE_REFERS_TO_REQUEST}
 
 
 def conformance_run(report_dir: Path, *faults: str) -> tuple[int, dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""The WS-I policy, one for every SOAP check (issue 51; conformance/checks/soap/support.py
+"""The WS-I policy, one for every SOAP check (issue 51; conformance/checks/soap/messages.py
 WSI_ONLY): the seed cites SOAP 1.1, not the WS-I Basic Profile. A MUST check rests on a MUST
 requirement of SOAP 1.1, XML 1.0, RFC 3023 or the seed; a check whose every requirement is a
 Basic Profile rule is SHOULD (or an observation)."""

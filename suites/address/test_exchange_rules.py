@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from conformance.passive.rules import Context
-from conformance.passive.rules.active import exchange_rule_tests
+from conformance.passive.rules.active import exchange_rule_tests, one_answer
 from conformance.passive.traffic import address_exchange
 
 
@@ -24,5 +24,5 @@ def rule_context(profile) -> Context:
 
 globals().update(exchange_rule_tests(
     "address", fixtures=("address_api",),
-    send=lambda scenario, fixture: scenario(fixture("address_api")),
-    item_of=lambda ex, fixture: address_exchange(ex, fixture("address_api").base_url)))
+    judge=one_answer(send=lambda scenario, fixture: scenario(fixture("address_api")),
+                     item_of=lambda ex, fixture: address_exchange(ex, fixture("address_api").base_url))))

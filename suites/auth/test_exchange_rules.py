@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from conformance.passive.rules import Context
-from conformance.passive.rules.active import exchange_rule_tests
+from conformance.passive.rules.active import exchange_rule_tests, one_answer
 from conformance.passive.traffic import auth_exchange
 
 
@@ -26,5 +26,5 @@ def rule_context(profile) -> Context:
 
 # The scenarios take the fixture getter: each asks for the token response of one flow.
 globals().update(exchange_rule_tests(
-    "auth", fixtures=(), send=lambda scenario, fixture: scenario(fixture),
-    item_of=lambda ex, fixture: auth_exchange(ex)))
+    "auth", fixtures=(), judge=one_answer(send=lambda scenario, fixture: scenario(fixture),
+                                          item_of=lambda ex, fixture: auth_exchange(ex))))

@@ -2,8 +2,9 @@
 XML 1.0 4.3.3, RFC 3023): the answers' charset against their bytes and XML declaration, and
 what the service does with a request in UTF-16.
 
-The charset checks judge whatever the schema-valid requests of the run's valid batch are
-answered with. The UTF-16 checks send a request of the batch in UTF-16; the batch's answer
+The charset rules judge whatever the schema-valid requests of the run's valid batch are
+answered with, as exchange rules (conformance/passive/rules/soap.py, suites/soap/
+test_exchange_rules.py). The UTF-16 checks send a request of the batch in UTF-16; the batch's answer
 to it in UTF-8 is their control: a refused control makes them `blocked`.
 """
 
@@ -29,27 +30,6 @@ def suite(soap_service) -> SoapSuite:
 def _in_utf16(sent: Sent) -> list[Probe]:
     return [Probe("the request in UTF-16", probes.utf16_envelope(sent.request),
                   header_options={"content_type": UTF16_CONTENT_TYPE})]
-
-
-@check("soap.response.charset_matches_body", MUST, "The response's bytes are in the encoding its charset names: they decode in it, a UTF-16 body begins with its byte order mark, no NUL characters",
-       requirements=["WSI-SSBP10-R1018", "WSI-BP11-R1012", "XML10-4.3.3"],
-       proven_by=["soap.response_charset_mislabelled"],
-       may_fail_under=["soap.utf16_answer_mislabelled"],  # judged on every exchange: the UTF-16 probe's answer too
-       observes="exchange",
-       feature="character encoding")
-def test_response_bytes_are_in_their_charset(suite: SoapSuite) -> None:
-    suite.judge_valid(lambda sent: charset.check_charset_matches_body(sent.exchange))
-
-
-@check("soap.response.encoding_declaration_agrees", SHOULD, "An XML declaration in the response names the encoding of its charset and bytes",
-       requirements=["XML10-4.3.3", "RFC3023-3.1"],
-       proven_by=["soap.response_declaration_mismatch"],
-       may_fail_under=["soap.response_charset_mislabelled", "soap.utf16_answer_mislabelled"],
-       observes="exchange",
-       feature="character encoding",
-       downgrade_reason="the HTTP charset is external information that governs (RFC 3023 3.1), so a declaration that disagrees is not a fatal error under XML 1.0 4.3.3: agreeing is expected, not required")
-def test_response_declaration_names_the_charset(suite: SoapSuite) -> None:
-    suite.judge_valid(lambda sent: charset.check_declaration_agrees(sent.exchange))
 
 
 @check("soap.request.utf16_understood", MUST, "A schema-valid request in UTF-16 (byte order mark, text/xml; charset=utf-16) is answered with a schema-valid response or a SOAP 1.1 Fault, in a readable envelope whose bytes match its charset: never garbage",

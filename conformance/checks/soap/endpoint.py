@@ -37,6 +37,8 @@ class SoapServiceEndpoint(SoapEndpoint):
     # The answer to each shared control request (a negative check's unchanged request that
     # is the same for every check using it), by request body: asked once per run.
     controls: dict[bytes, Exchange] = field(default_factory=dict)
+    # The answer to each shared bad request (the Fault rules judge one), by request body.
+    answers: dict[bytes, Exchange] = field(default_factory=dict)
 
     @contextmanager
     def variant(self, *, anonymous: bool = False, timeout_s: float | None = None) -> Iterator[SoapEndpoint]:

@@ -25,6 +25,14 @@ from conformance.soap.validate import content_type_parts
 XML_CHARSETS = ("utf-8", "utf-16")
 
 
+# The WS-I policy (README "SOAP message service"): the seed cites SOAP 1.1 only. A MUST check
+# rests on a MUST of SOAP 1.1, XML 1.0, RFC 3023 or the seed, with the Basic Profile cited
+# beside it; a rule only the Basic Profile states is SHOULD, with this reason
+# (tests/test_wsi_policy.py holds every check to it).
+WSI_ONLY = ("the seed cites SOAP 1.1, not the WS-I Basic Profile: a rule only the Basic Profile states is the public "
+            "interoperability practice (SHOULD), not a requirement of the seed")
+
+
 # ------------------------------------------------------------------------------ reading
 def read_envelope(exchange: Exchange, *, max_bytes: int = MAX_XML_BYTES) -> EnvelopeView:
     """The response body as an envelope; a Finding when it cannot be read safely."""

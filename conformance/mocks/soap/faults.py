@@ -13,6 +13,9 @@ from conformance.mocks.faults import Fault, fault
 # refuses valid requests blocks every check that starts from one.
 _CONTROL_REFUSED = "the unchanged, schema-valid request (control) must be accepted"
 _VALID_REFUSED = "a schema-valid request answered with a response, not a Fault"
+# How a Fault rule says its bad request got no Fault (SoapSuite.require_fault): a fault that
+# answers it with a page or a normal response blocks the rules on a Fault's format.
+_FAULT_NEEDED = "must be answered with a SOAP Fault for the Fault rules to judge it"
 
 SOAP_FAULTS: tuple[Fault, ...] = (
     fault("soap.schema_invalid_response", "the response element lacks its required Reactie", shows="Reactie"),
@@ -31,7 +34,8 @@ SOAP_FAULTS: tuple[Fault, ...] = (
         "SOAP 1.1; WS-I Basic Profile R1012 asks for UTF-8 or UTF-16)", shows="iso-8859-1",
     ),
     fault("soap.fault_with_http_200", "Faults are sent with HTTP 200", shows="fault"),
-    fault("soap.html_error_page", "errors are answered with an HTML error page showing a stack trace", shows="error"),
+    fault("soap.html_error_page", "errors are answered with an HTML error page showing a stack trace", shows="error",
+          blocks=(_FAULT_NEEDED,)),
     fault(
         "soap.accepts_schema_invalid_request",
         "requests are not validated against the types schema; invalid ones get HTTP 200", shows="HTTP 200",
@@ -63,6 +67,7 @@ SOAP_FAULTS: tuple[Fault, ...] = (
     fault(
         "soap.wrong_body_element_accepted",
         "a Body element that is no operation's input is answered with a normal response", shows="bad request was accepted",
+        blocks=(_FAULT_NEEDED,),
     ),
     fault("soap.oversized_accepted", "a request above the size limit is read and answered (HTTP 200)", shows="HTTP 200"),
     fault(

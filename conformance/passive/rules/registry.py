@@ -57,6 +57,9 @@ class Context:
 
     @cached_property
     def soap_contract(self) -> Any:
+        """The WSDL the active SOAP suite loaded (`Context(profile, suite.contract)`), else the profile's."""
+        if self._contract is not None:
+            return self._contract
         from pathlib import Path
 
         from conformance.errors import NotApplicable
@@ -121,15 +124,15 @@ class ExchangeRule:
     applies: Callable[[Any, Context], bool]
     judge: Callable[[Any, Context], None]
     # scenario name -> how the active suite elicits one: the address API's take the address_api
-    # fixture (api -> Exchange), the authorization server's a fixture getter (name -> value).
+    # fixture (api -> Exchange), the authorization server's a fixture getter (name -> value),
+    # the SOAP service's its SoapSuite and a judge of each answer (rules/soap.py).
     elicit: dict[str, Callable[[Any], Any]]
 
 
 EXCHANGE_RULES: dict[str, ExchangeRule] = {}
 # The suites that send the scenarios of their service's exchange rules (suites/<service>/
-# test_exchange_rules.py). The SOAP service's rules one exchange can show are still a test and
-# a `rule` beside it (each judges the run's valid batch, which the SOAP suite draws once).
-ACTIVE_EXCHANGE_SUITES = ("address", "auth")
+# test_exchange_rules.py).
+ACTIVE_EXCHANGE_SUITES = ("address", "auth", "soap")
 
 
 def exchange_rule(check_id: str, severity: Severity, title: str, *, requirements: Iterable[str], what: str,
