@@ -291,8 +291,9 @@ def test_the_valid_batch_is_sent_once_and_is_every_negative_checks_control(monke
 
 
 def test_the_valid_batch_is_one_per_run_across_workers(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """xdist workers share the run's directory: the first sends the batch, the others read
-    its answers -- what sending raised included, raised again where it is read."""
+    """xdist workers share the run's directory: the first draws and sends the batch, the others
+    read it, requests, mutants and answers -- what sending raised included, raised again where
+    it is read."""
     from conformance.checks.soap import support
     from conformance.http.limits import HttpViolation
 
@@ -305,6 +306,9 @@ def test_the_valid_batch_is_one_per_run_across_workers(monkeypatch: pytest.Monke
             self.posts.append(body)
             raise HttpViolation("deadline", "no answer within 1 s", cause="too slow")
 
+    draws: list[int] = []
+    draw = support.SoapSuite.draw
+    monkeypatch.setattr(support.SoapSuite, "draw", lambda self, strategy, count: draws.append(count) or draw(self, strategy, count))
     first, second = _Unanswered(b"", 200), _Unanswered(b"", 200)
     first.shared_dir = second.shared_dir = str(tmp_path)  # type: ignore[attr-defined]
     raised = []
@@ -313,5 +317,14 @@ def test_the_valid_batch_is_one_per_run_across_workers(monkeypatch: pytest.Monke
             SoapSuite.for_service(service).judge_valid(lambda sent: sent.exchange)
         raised.append((violation.value.kind, violation.value.message, violation.value.cause))
     assert len(first.posts) == 3 and second.posts == []
+    assert draws == [3]  # drawn by the first worker only
     assert raised == [("deadline", "no answer within 1 s", "too slow")] * 2
+
+    def drawn(service) -> list:  # byte for byte: an empty text stays <a></a>, as sent
+        return [(etree.tostring(sent.request), sent.body,
+                 [(m.kind, m.target, m.detail, etree.tostring(m.element), m.original is sent.request) for m in sent.mutants])
+                for sent in service.valid_batch]
+
+    assert drawn(second) == drawn(first) and any(mutants for _, _, mutants in drawn(second))
+    assert all(original for _, _, mutants in drawn(second) for *_, original in mutants)
     assert SoapSuite.for_service(second).valid_batch().sent_here is False
