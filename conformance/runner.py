@@ -11,7 +11,6 @@ from pathlib import Path
 
 from conformance.errors import ExitCode
 
-
 # pytest rewrites the asserts of every plugin's modules as it imports them -- hypothesis's,
 # schemathesis's and the harness's, thousands of lines -- and caches the result only where
 # bytecode may be written: with PYTHONDONTWRITEBYTECODE set (CI machines, containers) each
