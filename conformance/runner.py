@@ -11,25 +11,33 @@ from pathlib import Path
 
 from conformance.errors import ExitCode
 
-# pytest rewrites the asserts of every plugin's modules as it imports them -- hypothesis's,
-# schemathesis's and the harness's, thousands of lines -- and caches the result only where
-# bytecode may be written: with PYTHONDONTWRITEBYTECODE set (CI machines, containers) each
-# process of a run parsed and rewrote them again, about 1.2 CPU-seconds apiece (the
-# controller and every xdist worker). A check never fails by a bare assert: each finding
-# says what it saw, so the rewritten messages are never read. `--assert` given after `--` wins.
-PLAIN_ASSERTS = "--assert=plain"
+# What a run's pytest leaves out, each costly and of no use to a verdict:
+# * assertion rewriting: pytest rewrites the asserts of every plugin's modules as it imports
+#   them -- hypothesis's, schemathesis's and the harness's, thousands of lines -- and caches
+#   the result only where bytecode may be written. With PYTHONDONTWRITEBYTECODE set (CI
+#   machines, containers) each process of a run parsed and rewrote them again, about 1.2
+#   CPU-seconds apiece (the controller and every xdist worker). A check never fails by a bare
+#   assert: each finding says what it saw, so the rewritten messages are never read.
+# * the unraisable-exception plugin: as a session ends it runs five full garbage collections
+#   to find exceptions raised in finalizers (a warning each, never a verdict). Over a run's
+#   heap that took each xdist worker 2 to 2.5 s, and the controller waited for them.
+# An `--assert` or a `-p` naming the plugin given after `--` wins.
 
 
-def with_plain_asserts(pytest_args: list[str]) -> list[str]:
-    if any(arg == "--assert" or arg.startswith("--assert=") for arg in pytest_args):
-        return pytest_args
-    return [PLAIN_ASSERTS, *pytest_args]
+def with_defaults(pytest_args: list[str]) -> list[str]:
+    """The run's pytest arguments with what it leaves out, unless they say otherwise."""
+    added: list[str] = []
+    if not any(arg == "--assert" or arg.startswith("--assert=") for arg in pytest_args):
+        added.append("--assert=plain")
+    if not any(arg.endswith("unraisableexception") for arg in pytest_args):
+        added += ["-p", "no:unraisableexception"]
+    return [*added, *pytest_args]
 
 
 def run_and_report(pytest_args: list[str], report_dir: Path, *, html: bool, traffic_shown: Path | None = None) -> int:
     import pytest
 
-    code = map_pytest_exit(int(pytest.main(with_plain_asserts(pytest_args))), report_dir / "summary.json")
+    code = map_pytest_exit(int(pytest.main(with_defaults(pytest_args))), report_dir / "summary.json")
     if traffic_shown is not None:  # the private capture judged is gone: the report names what stays
         from conformance.reporting.summary import name_traffic
 

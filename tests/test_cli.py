@@ -361,3 +361,14 @@ def test_the_seed_option_takes_a_number_or_random() -> None:
     assert "--hypothesis-seed" not in default  # the run derives it from the profile
     with pytest.raises(SystemExit):
         parser.parse_args(["run", "--seed", "-3"])
+
+
+def test_a_run_leaves_out_assert_rewriting_and_the_finalizer_collections_unless_told() -> None:
+    """conformance/runner.py: both cost seconds per process and judge nothing; `--` wins."""
+    from conformance.runner import with_defaults
+
+    assert with_defaults(["suites/soap"]) == ["--assert=plain", "-p", "no:unraisableexception", "suites/soap"]
+    assert with_defaults(["suites/soap", "--assert=rewrite"]) == ["-p", "no:unraisableexception", "suites/soap",
+                                                                  "--assert=rewrite"]
+    assert with_defaults(["-p", "unraisableexception", "--assert", "rewrite"]) == [
+        "-p", "unraisableexception", "--assert", "rewrite"]
