@@ -78,3 +78,18 @@ def test_a_refused_control_blocks_every_negative_check(tmp_path: Path, fault: st
     assert causes[0]["outcomes"] == ["blocked", "failed"]
     assert not [e for e in summary["checks"] if e["outcome"] == "error"]
     assert code == 1  # a MUST check failed: the service does not conform
+
+
+def test_a_bad_request_accepted_is_one_root_cause_with_the_fault_checks_it_takes_down(tmp_path: Path) -> None:
+    """Under soap.wrong_body_element_accepted the request the Fault checks judge gets a normal
+    response: no Fault to judge. They are blocked under the cause its acceptance fails under,
+    and the run lists that one defect once."""
+    code, summary = conformance_run(tmp_path, "soap.wrong_body_element_accepted")
+    assert code == 1
+    by_check = {e["check"]: e for e in summary["checks"] if not e["test"].startswith("passive/")}
+    cause = "a Body holding another element -> HTTP 200 text/xml"
+    assert by_check["soap.request.wrong_body_element_rejected"]["outcome"] == "failed"
+    for check in c.FAULT_CHECKS:
+        assert by_check[check]["outcome"] == "blocked" and by_check[check]["cause"] == cause, by_check[check]
+    (root,) = [r for r in summary["root_causes"] if r["cause"] == cause]
+    assert set(root["checks"]) == c.FAULT_CHECKS | {"soap.request.wrong_body_element_rejected"}

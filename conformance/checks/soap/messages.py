@@ -209,10 +209,13 @@ def check_fault_structure(exchange: Exchange, *, body_unprocessable: bool = True
         expect(fault.has_detail, "the Fault has no detail although the Body could not be processed (SOAP 1.1 4.4)")
 
 
-def check_rejected(exchange: Exchange, *, codes: tuple[str, ...] = ("Client",), allow_400: bool = False) -> None:
+def check_rejected(exchange: Exchange, *, codes: tuple[str, ...] = ("Client",), allow_400: bool = False,
+                   accepted_cause: str | None = None) -> None:
     """A bad request: never 200, a SOAP 1.1 Fault with HTTP 500 and one of `codes`
-    (or, where `allow_400`, a 400 that is not an HTML page)."""
-    expect(exchange.status != 200, "the bad request was accepted (HTTP 200)", actual=_describe(exchange))
+    (or, where `allow_400`, a 400 that is not an HTML page). `accepted_cause`: the cause its
+    acceptance is stated under, when other checks share it."""
+    expect(exchange.status != 200, "the bad request was accepted (HTTP 200)", actual=_describe(exchange),
+           cause=accepted_cause)
     if allow_400 and exchange.status == 400:
         expect(not _is_html(exchange), "the 400 answer is an HTML page", actual=_describe(exchange))
         return

@@ -1,10 +1,11 @@
 """The SOAP message service's answers and its clients' requests (seed 001, part b), judged
 against the profile's WSDL and types schema (the shipped pair by default).
 
-What one answer shows is judged: its media type and charset, the envelope, a DOCTYPE, a
-200's Body element and its schema, that a Fault travels with HTTP 500 and an HTTP 500 holds
-a Fault. Whether a Fault's code fits the request's error needs the request to be known bad:
-that takes an active run.
+What one answer shows is judged, as exchange rules declared here: its media type and
+charset, the envelope, a DOCTYPE, a 200's Body element and its schema, that a Fault travels
+with HTTP 500 and an error is a SOAP Fault. Each judges every answer of a run and of a capture,
+and suites/soap/test_exchange_rules.py elicits its scenario. Whether a Fault's code fits the
+request's error needs the request to be known bad: that takes an active run.
 """
 
 from __future__ import annotations
@@ -19,12 +20,9 @@ from conformance.soap import OPERATION
 OTHER_STATUSES = (401, 405, 415)
 
 
-def answers(traffic, *statuses: int, fault: bool | None = None):
-    """The observed SOAP answers with one of `statuses` (any when none), with or without a Fault."""
-    return [s for s in traffic.soap if _answer(s, statuses, fault)]
-
-
 def _answer(item, statuses: tuple[int, ...] = (), fault: bool | None = None) -> bool:
+    """An observed SOAP answer with a body and one of `statuses` (any when none), with or
+    without a Fault (either when None)."""
     ex = item.exchange
     return bool((not statuses or ex.status in statuses) and ex.body
                 and (fault is None or (messages._fault_or_none(ex) is not None) == fault))
