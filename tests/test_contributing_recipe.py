@@ -147,6 +147,8 @@ def test_a_rule_added_by_the_recipes_three_files_is_proven_both_ways(tmp_path: P
         said = next(line for line in made.stderr.splitlines() if line.startswith(f"needs a why: {RULE_ID}"))
         assert " failed" in said, said
         made = _sh(tree, regenerate + " --why " + shlex.quote(f"{RULE_ID}={PRISM_WHY}"))
+        # Nothing the recording depends on changed since it asked: the same outcomes, not run again.
+        assert "its outcomes are reused" in made.stdout, made.stdout[-3000:]
     assert made.returncode == 0, made.stdout[-3000:] + made.stderr[-3000:]
     assert RULE_ID in (tree / "docs" / "must-audit.md").read_text(encoding="utf-8")
 

@@ -14,15 +14,28 @@ names the checks and exits 2 (issue 52: a reason was dropped or left as TODO sil
 which documented behaviour of Prism causes a non-pass (check it with curl against a running
 Prism first), or what changed that made a check pass. A non-pass that is the harness's fault
 is fixed in the harness, never recorded.
+
+A recording is kept (.cache/interop/prism-address.json) with a fingerprint of everything its
+outcomes depend on: the harness, its suites and profiles, what runs them against the peer
+(INPUTS), the installed packages, Python, Node.js and Prism. Run again with none of them changed -- to give the
+`--why` it asked for -- the script reuses it and says so, rather than spend a minute on the
+same two runs; `--again` records anew. A run's outcomes are its seed's and its code's (the
+same verdict twice), so a reused recording is the one a new run would make.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import importlib.metadata
 import json
+import os
+import shutil
+import subprocess
 import sys
 import tempfile
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +61,63 @@ HEADER = """\
 
 def _toml_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)  # a JSON string is a valid TOML basic string
+
+
+KEPT = prism_peer.ROOT / ".cache" / "interop" / "prism-address.json"
+# What the outcomes depend on, under the checkout: the harness, its suites and profiles, and
+# what runs them against the peer (not this script, nor the tables it writes).
+INPUTS = ("conformance", "suites", "profiles", "tests/interop/profiles", "tests/interop/prism_peer.py",
+          "tests/interop/verdicts.py", "tests/forked_cli.py")
+
+
+def _files(root: Path) -> Iterator[Path]:
+    for top in INPUTS:
+        if (root / top).is_file():
+            yield root / top
+        for folder, dirs, files in os.walk(root / top):  # symlinked folders are not followed
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
+            yield from (Path(folder) / name for name in sorted(files) if not name.endswith(".pyc"))
+
+
+def fingerprint(root: Path = prism_peer.ROOT) -> str:
+    """A digest of what a recording's outcomes depend on (the module docstring)."""
+    digest = hashlib.sha256()
+    for path in _files(root):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    installed = sorted(f"{d.metadata['Name']}=={d.version}" for d in importlib.metadata.distributions())
+    node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout if shutil.which("node") else ""
+    prism = prism_peer.installed_version() if prism_peer.PRISM_PACKAGE.is_file() else ""
+    digest.update("\n".join([sys.version, node.strip(), prism, *installed]).encode())
+    return digest.hexdigest()
+
+
+def kept_recording(fingerprint_now: str, kept: Path = KEPT) -> dict[str, Any] | None:
+    """The recording kept under this fingerprint, or None."""
+    try:
+        recording = json.loads(kept.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return recording if isinstance(recording, dict) and recording.get("fingerprint") == fingerprint_now else None
+
+
+def keep_recording(recording: dict[str, Any], kept: Path = KEPT) -> None:
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    kept.write_text(json.dumps(recording, ensure_ascii=False, default=str), encoding="utf-8")
+
+
+def new_recording(fingerprint_now: str) -> dict[str, Any]:
+    """Prism started; the full address run, and the contract fuzzing with the description as
+    the profile's own."""
+    with tempfile.TemporaryDirectory(prefix="prism-record-") as tmp:
+        work = Path(tmp)
+        with prism_peer.running_prism(work / "prism.log") as origin:
+            full_run, full = prism_peer.run_suite(prism_peer.write_profile(work, origin), work / "full")
+            contract_run, contract = prism_peer.run_suite(
+                prism_peer.write_profile(work, origin, own_openapi=True), work / "contract", "-m", "fuzz")
+    peer = {"name": "@stoplight/prism-cli", "version": prism_peer.installed_version(), "suite": "address",
+            "exit_code": full_run.returncode, "contract_exit_code": contract_run.returncode}
+    return {"fingerprint": fingerprint_now, "peer": peer, "full": prism_peer.outcomes_by_check(full),
+            "contract": prism_peer.outcomes_by_check(contract)}
 
 
 def render(peer: dict[str, Any], checks: dict[str, dict[str, Any]]) -> str:
@@ -113,6 +183,8 @@ def main() -> int:
     parser.add_argument("--write", action="store_true", help="update the table (default: print differences)")
     parser.add_argument("--why", action="append", default=[], metavar="CHECK=TEXT",
                         help="the reason for a changed or new non-pass outcome of CHECK (repeatable)")
+    parser.add_argument("--again", action="store_true",
+                        help="record anew even when nothing the kept recording depends on changed")
     args = parser.parse_args()
     whys = _given(args.why)
     missing = prism_peer.missing_tools()
@@ -121,16 +193,16 @@ def main() -> int:
         return 2
     # read as it is (it may hold TODOs): load_expected would refuse such a table
     old = tomllib.loads(prism_peer.EXPECTED.read_text(encoding="utf-8")) if prism_peer.EXPECTED.is_file() else {"checks": {}}
-    with tempfile.TemporaryDirectory(prefix="prism-record-") as tmp:
-        work = Path(tmp)
-        with prism_peer.running_prism(work / "prism.log") as origin:
-            full_run, full = prism_peer.run_suite(prism_peer.write_profile(work, origin), work / "full")
-            contract_run, contract = prism_peer.run_suite(
-                prism_peer.write_profile(work, origin, own_openapi=True), work / "contract", "-m", "fuzz")
-    full_checks, contract_checks = prism_peer.outcomes_by_check(full), prism_peer.outcomes_by_check(contract)
+    fingerprint_now = fingerprint()
+    recording = None if args.again else kept_recording(fingerprint_now)
+    if recording is not None:
+        print(f"record.py: nothing the recording in {KEPT.relative_to(prism_peer.ROOT)} depends on has changed: "
+              "its outcomes are reused (--again records anew)")
+    else:
+        recording = new_recording(fingerprint_now)
+        keep_recording(recording)
+    peer, full_checks, contract_checks = recording["peer"], recording["full"], recording["contract"]
     checks, unexplained = record(old["checks"], full_checks, contract_checks, whys)
-    peer = {"name": "@stoplight/prism-cli", "version": prism_peer.installed_version(), "suite": "address",
-            "exit_code": full_run.returncode, "contract_exit_code": contract_run.returncode}
     for line in prism_peer.differences(old["checks"], full_checks):
         print(line)
     if unexplained and args.write and sys.stdin.isatty():

@@ -34,3 +34,34 @@ def test_a_changed_or_new_non_pass_and_a_failure_turned_pass_need_a_given_reason
 def test_a_todo_is_no_reason() -> None:
     _, unexplained = _run({"a": {"outcome": "failed", "why": "TODO"}}, {"a": "failed"})
     assert unexplained == ["a"]
+
+
+def _tree(root: Path) -> Path:
+    for name in ("conformance/cli.py", "suites/address/test_contract.py", "profiles/local-mock.toml",
+                 "tests/interop/prism_peer.py", "tests/interop/expected/prism-address.toml", "tests/interop/record.py"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(name)
+    return root
+
+
+def test_a_kept_recording_is_reused_only_while_nothing_it_depends_on_changed(tmp_path: Path) -> None:
+    """The rerun that gives a --why reuses the recording it was asked after; a change to the
+    harness, a suite, a profile or the peer's files records anew, a new table does not."""
+    root = _tree(tmp_path / "tree")
+    before = record_module.fingerprint(root)
+    kept = tmp_path / "kept.json"
+    record_module.keep_recording({"fingerprint": before, "peer": {}, "full": {}, "contract": {}}, kept)
+    assert record_module.kept_recording(before, kept) is not None
+    (root / "tests/interop/expected/prism-address.toml").write_text("the table it wrote")
+    (root / "tests/interop/record.py").write_text("this script, edited")
+    (root / "conformance/__pycache__").mkdir()
+    (root / "conformance/__pycache__/cli.cpython-311.pyc").write_bytes(b"\0")
+    assert record_module.fingerprint(root) == before
+    for number, name in enumerate(("conformance/cli.py", "suites/address/test_contract.py", "profiles/local-mock.toml",
+                                   "tests/interop/prism_peer.py")):
+        changed = _tree(tmp_path / f"changed-{number}")
+        (changed / name).write_text("edited")
+        assert record_module.fingerprint(changed) != before, name
+        assert record_module.kept_recording(record_module.fingerprint(changed), kept) is None, name
+    kept.write_text("{not json")
+    assert record_module.kept_recording(before, kept) is None
