@@ -18,8 +18,12 @@ Responsibilities, in order of a run:
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import gc
 import json
+import os
+import sys
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -103,6 +107,7 @@ def pytest_configure(config: pytest.Config) -> None:
             config.option.hypothesis_seed = state.seed
         _watch_and_gate(config, state, config.workerinput["workerid"])
         side_by_side.install(config, state, _declared)
+        atexit.register(_exit_without_taking_apart)
         return
     if not setup.is_conformance_run(config):
         return
@@ -168,6 +173,20 @@ class _XdistHandOver:
 
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput["conformance_state"] = self._state.to_json()
+
+
+def _exit_without_taking_apart() -> None:
+    """A run's xdist worker, once it has said everything and its gateway is closed: the
+    other exit functions, then the process ends without the interpreter taking apart the
+    objects of pytest, schemathesis and hypothesis one by one (about a second, which the
+    controller waits for before its verdict), as `conformance.cli.console` ends. Registered
+    last, this runs first; it runs the others itself."""
+    atexit.unregister(_exit_without_taking_apart)
+    atexit._run_exitfuncs()  # noqa: SLF001 - what the interpreter's exit would run, in its order
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(0)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -372,3 +372,26 @@ def test_a_run_leaves_out_assert_rewriting_and_the_finalizer_collections_unless_
                                                                   "--assert=rewrite"]
     assert with_defaults(["-p", "unraisableexception", "--assert", "rewrite"]) == [
         "-p", "unraisableexception", "--assert", "rewrite"]
+
+
+def test_a_runs_worker_ends_after_every_exit_function_without_taking_its_objects_apart(tmp_path: Path) -> None:
+    """An xdist worker of a run registers `_exit_without_taking_apart` last: it runs the exit
+    functions registered before it (a log's flush, a lock's removal), flushes what was printed
+    and ends the process, skipping only the interpreter's own teardown."""
+    marker = tmp_path / "ran.txt"
+    script = f"""
+import atexit, sys
+from pathlib import Path
+atexit.register(lambda: Path({str(marker)!r}).write_text("earlier exit function ran"))
+from conformance.pytest_plugin import _exit_without_taking_apart
+atexit.register(_exit_without_taking_apart)
+class Noisy:
+    def __del__(self):
+        print("taken apart", flush=True)
+kept = Noisy()
+sys.stdout.write("printed before the end")
+"""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert marker.read_text() == "earlier exit function ran"
+    assert proc.stdout == "printed before the end"  # flushed, and no finalizer ran after it
