@@ -430,23 +430,17 @@ def console() -> None:
     """The `conformance` command and `python -m conformance.cli`: `main`, then a quick exit.
 
     By the time `main` returns every report is written and closed and the exit functions
-    (atexit) are run here; what a normal exit adds is the interpreter taking apart the
-    objects of pytest, schemathesis and hypothesis one by one: about 0.25 s per run, a
-    tenth of the harness's overhead on contract fuzzing (benchmarks/harness_overhead.py).
-    mypy ends the same way. Tests call `main`, which returns."""
+    (atexit) are run here, and the interpreter's teardown is skipped
+    (`conformance.run_control.end_process`: about 0.25 s per run, a tenth of the harness's
+    overhead on contract fuzzing, benchmarks/harness_overhead.py). Tests call `main`, which
+    returns."""
     try:
         code = main()
     except BrokenPipeError:  # `conformance profiles | head`: the reader has gone, say nothing more
         code = 1
-    import atexit
+    from conformance.run_control import end_process
 
-    atexit._run_exitfuncs()  # noqa: SLF001 - what sys.exit would run, in its order
-    import contextlib
-
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # a closed pipe (`| head`): nothing left to say
-            stream.flush()
-    os._exit(code)
+    end_process(code)
 
 
 if __name__ == "__main__":

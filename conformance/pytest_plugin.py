@@ -18,20 +18,16 @@ Responsibilities, in order of a run:
 
 from __future__ import annotations
 
-import atexit
-import contextlib
 import gc
 import json
-import os
-import sys
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conformance import run_control, run_progress, side_by_side
 from conformance import run_outcomes as outcomes
-from conformance import run_progress, side_by_side
 from conformance import run_setup as setup
 from conformance.auth.login import LoginError
 from conformance.catalogue import SENDS, Severity, check_by_id
@@ -52,8 +48,7 @@ from conformance.xdist_order import by_severity, spread_slow_first
 _STATE = pytest.StashKey["RunState"]()
 _RECORDER = pytest.StashKey[Recorder]()
 _RUN = pytest.StashKey[RunContext]()
-# What the controller started (the mocks, a comparison's reference mocks): stopped at the end.
-_STARTED = pytest.StashKey[dict]()
+_STARTED = pytest.StashKey[dict]()  # what the controller started (the mocks): stopped at the end
 _GATE = pytest.StashKey[Any]()
 _STOPPED = pytest.StashKey[tuple]()
 
@@ -107,7 +102,7 @@ def pytest_configure(config: pytest.Config) -> None:
             config.option.hypothesis_seed = state.seed
         _watch_and_gate(config, state, config.workerinput["workerid"])
         side_by_side.install(config, state, _declared)
-        atexit.register(_exit_without_taking_apart)
+        run_control.end_worker_without_teardown()
         return
     if not setup.is_conformance_run(config):
         return
@@ -173,20 +168,6 @@ class _XdistHandOver:
 
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput["conformance_state"] = self._state.to_json()
-
-
-def _exit_without_taking_apart() -> None:
-    """A run's xdist worker, once it has said everything and its gateway is closed: the
-    other exit functions, then the process ends without the interpreter taking apart the
-    objects of pytest, schemathesis and hypothesis one by one (about a second, which the
-    controller waits for before its verdict), as `conformance.cli.console` ends. Registered
-    last, this runs first; it runs the others itself."""
-    atexit.unregister(_exit_without_taking_apart)
-    atexit._run_exitfuncs()  # noqa: SLF001 - what the interpreter's exit would run, in its order
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):
-            stream.flush()
-    os._exit(0)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

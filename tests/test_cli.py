@@ -375,7 +375,7 @@ def test_a_run_leaves_out_assert_rewriting_and_the_finalizer_collections_unless_
 
 
 def test_a_runs_worker_ends_after_every_exit_function_without_taking_its_objects_apart(tmp_path: Path) -> None:
-    """An xdist worker of a run registers `_exit_without_taking_apart` last: it runs the exit
+    """An xdist worker of a run registers `end_after_exit_functions` last: it runs the exit
     functions registered before it (a log's flush, a lock's removal), flushes what was printed
     and ends the process, skipping only the interpreter's own teardown."""
     marker = tmp_path / "ran.txt"
@@ -383,8 +383,8 @@ def test_a_runs_worker_ends_after_every_exit_function_without_taking_its_objects
 import atexit, sys
 from pathlib import Path
 atexit.register(lambda: Path({str(marker)!r}).write_text("earlier exit function ran"))
-from conformance.pytest_plugin import _exit_without_taking_apart
-atexit.register(_exit_without_taking_apart)
+from conformance.run_control import end_after_exit_functions
+atexit.register(end_after_exit_functions)
 class Noisy:
     def __del__(self):
         print("taken apart", flush=True)
