@@ -1,5 +1,6 @@
 """benchmarks/cpu_per_exchange.py runs as benchmarks/README.md shows it (the figures are the
-benchmark's, not a test's), and charges what it samples to the layer the stack is in."""
+benchmark's, not a test's), and times each layer as its own: a layer entered inside another
+is the inner one's."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import importlib.util
 import re
 import subprocess
 import sys
-from types import SimpleNamespace
+import threading
+import time
 
 from conformance.paths import CHECKOUT
 
@@ -17,28 +19,27 @@ bench = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(bench)
 
 
-def _stack(*files: str) -> SimpleNamespace:
-    """A thread's stack, outermost file first: its innermost frame, linked to its callers."""
-    frame = None
-    for name in files:
-        frame = SimpleNamespace(f_code=SimpleNamespace(co_filename=name), f_back=frame)
-    return frame
+def _busy(seconds: float) -> None:
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass
 
 
-def test_a_stack_is_charged_to_its_innermost_known_layer() -> None:
-    site = "/venv/lib/python3.11/site-packages"
-    rule_decoding_json = _stack(f"{site}/_pytest/runner.py", "/repo/conformance/passive/judge.py",
-                                "/usr/lib/python3.11/json/decoder.py")
-    assert bench.layer_of(rule_decoding_json) == "exchange rules (judging every exchange)"
-    fuzzing_sending = _stack(f"{site}/schemathesis/generation/case.py", "/repo/conformance/http/client.py",
-                             f"{site}/httpx/_client.py")
-    assert bench.layer_of(fuzzing_sending) == "HTTP client libraries"
-    masking = _stack("/repo/conformance/http/client.py", "/repo/conformance/http/redaction.py", "/usr/lib/re.py")
-    assert bench.layer_of(masking) == "redaction"
-    mock = _stack("/usr/lib/threading.py", "/repo/conformance/serving.py", f"{site}/starlette/routing.py",
-                  "/repo/conformance/http/exchange.py")  # the mock's thread, whatever it calls
-    assert bench.layer_of(mock) == "mock servers"
-    assert bench.layer_of(_stack("/usr/lib/python3.11/threading.py")) == "other"
+def test_a_layer_counts_its_own_cpu_not_the_inner_layers_nor_a_wait() -> None:
+    meter = bench.Meter()
+    inner = meter.timed("inner", lambda: _busy(0.05))
+
+    def outer() -> None:
+        _busy(0.03)
+        inner()
+        threading.Event().wait(0.1)  # waiting costs no CPU
+
+    meter.timed("outer", outer)()
+    assert 0.045 <= meter.own["inner"] <= 0.08, meter.own
+    assert 0.025 <= meter.own["outer"] <= 0.06, meter.own  # its 30 ms, not the inner 50 nor the 100 ms wait
+    by_argument = meter.timed(lambda kind: f"layer {kind}", lambda kind: _busy(0.01))
+    by_argument("a")
+    assert meter.own["layer a"] >= 0.009
 
 
 def test_the_benchmark_runs_as_documented() -> None:
@@ -49,5 +50,7 @@ def test_the_benchmark_runs_as_documented() -> None:
     # the verdict is the run's (a loaded machine may be slow to answer): the figures are printed either way
     assert re.search(r"soap: exit \d, .* \d+ exchanges: [\d.]+ ms of CPU per exchange", head), proc.stdout
     shares = {line.split("ms/exchange", 1)[1].strip(): float(line.split("%", 1)[0]) for line in layers}
-    assert {"mock servers", "redaction", "exchange rules (judging every exchange)"} <= set(shares), shares
+    measured = {bench.MOCKS, "redaction", "sending: the harness's HTTP layer and httpx", "report evidence (Allure)",
+                "exchange rules (judging every exchange)", bench.TESTS}
+    assert measured <= set(shares) and all(shares[layer] > 0 for layer in measured), proc.stdout
     assert all(share >= 0 for share in shares.values()) and 99 <= sum(shares.values()) <= 101, proc.stdout
