@@ -48,7 +48,7 @@ from conformance.xdist_order import by_severity, spread_slow_first
 _STATE = pytest.StashKey["RunState"]()
 _RECORDER = pytest.StashKey[Recorder]()
 _RUN = pytest.StashKey[RunContext]()
-_STARTED = pytest.StashKey[dict]()  # what the controller started (the mocks): stopped at the end
+_STARTED = pytest.StashKey[dict]()  # what the controller started (mocks, reference mocks): stopped at the end
 _GATE = pytest.StashKey[Any]()
 _STOPPED = pytest.StashKey[tuple]()
 

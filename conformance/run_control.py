@@ -110,6 +110,7 @@ def end_worker_without_teardown() -> None:
 
 
 def end_after_exit_functions() -> None:
-    """Run the exit functions registered before this one, and end the process (`end_process`)."""
+    """Run the exit functions registered before this one, and end the process (`end_process`)
+    with status 0: xdist learns how a worker ended from its messages, not from its status."""
     atexit.unregister(end_after_exit_functions)
     end_process(0)
