@@ -1,19 +1,19 @@
 """Where a run's CPU goes, per exchange: a local-mock run in one process (`-n 0`, the mocks in
-its threads), each layer's CPU counted exactly on the kernel's per-thread clock.
+its threads), each layer's CPU counted on the kernel's per-thread clock.
 
     .venv/bin/python benchmarks/cpu_per_exchange.py [--suite address|auth|soap]
 
 The harness's layers are timed where they are entered and left (their own time: a layer
 called inside another is the inner one's): sending (the harness's HTTP layer, httpx and
 its transport: `ApiClient.request_revealing`), recording (`ApiClient.record`, the traffic
-log's `TrafficLog.write` and `join`), redaction
-(`Redactor`), the exchange rules (every `ExchangeRule` and `judge_each`), the report's
-evidence (`attach_exchanges` and Allure's file writer), and the tests themselves (pytest's
-call of each test: the contract fuzzing's -- hypothesis and schemathesis generating, and
-schemathesis's checks -- apart from the others). The mock servers are their threads' CPU.
-The rest is pytest around the tests, the fixtures, collection, imports, the run's start and
-its end. Printed: CPU-seconds, exchanges (traffic.har), CPU per exchange, and each layer's
-share and milliseconds per exchange.
+log's `TrafficLog.write` and `join`), redaction (`Redactor`), the exchange rules (every
+`ExchangeRule` and `judge_each`), the report's evidence (`attach_exchanges` and Allure's
+file writer), and the tests themselves (pytest's call of each test: the contract fuzzing's
+-- hypothesis and schemathesis generating, and schemathesis's checks -- apart from the
+others). The mock servers are their threads' CPU, read every 20 ms (the last 20 ms of each
+may be missed). The rest is pytest around the tests, the fixtures, collection, imports, the
+run's start and its end. Printed: CPU-seconds, exchanges (traffic.har), CPU per exchange,
+and each layer's share and milliseconds per exchange.
 
 A sampling profiler charges the CPU a thread used since the last sample to where it is
 found, which, for threads that compute for a millisecond and then wait for an answer,
