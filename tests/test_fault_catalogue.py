@@ -162,9 +162,6 @@ class Batch:
             may |= fault_may
         return must, may
 
-    def fuzzes(self) -> bool:
-        return any(fuzzes_under(f, expected_failures(f)[0]) for f in self.faults)
-
     def checks(self) -> list[str]:
         """The union of its faults' selections."""
         return sorted({c for f in self.faults
@@ -313,7 +310,7 @@ def judge_run(faults: tuple[Fault, ...], code: int, summary: dict[str, Any],
     return problems
 
 
-def run_and_judge(faults: tuple[Fault, ...], checks: list[str], fuzzes: bool,
+def run_and_judge(faults: tuple[Fault, ...], checks: list[str],
                   report_dir: Path) -> tuple[int, dict[str, Any], dict[str, str] | None]:
     """A run under `faults` selecting `checks`, and the outcomes of its every-exchange test
     cases (suites/passive): check id -> outcome."""
@@ -332,11 +329,11 @@ def prove(faults: tuple[Fault, ...], report_dir: Path) -> list[str]:
     if len(faults) == 1:
         fault = faults[0]
         must, _ = expected_failures(fault)
-        code, summary, passive = run_and_judge(faults, selection(fault, must), fuzzes_under(fault, must), report_dir)
+        code, summary, passive = run_and_judge(faults, selection(fault, must), report_dir)
         problems = judge_run(faults, code, summary, passive)
         return problems[RUN] + problems[fault.name]
     batch = Batch(report_dir.name, faults)
-    code, summary, passive = run_and_judge(faults, batch.checks(), batch.fuzzes(), report_dir)
+    code, summary, passive = run_and_judge(faults, batch.checks(), report_dir)
     problems = judge_run(faults, code, summary, passive)
     unproven = tuple(f for f in faults if problems[RUN] or problems[f.name])
     if not unproven:
