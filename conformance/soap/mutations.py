@@ -101,12 +101,19 @@ def one_mutant_per_kind(
     @st.composite
     def build(draw: st.DrawFn) -> list[Mutant]:
         original = draw(valid)
+        # The sites are found once, on the original: each kind's copy is the same tree, node for
+        # node in document order, so a site moves to its copy by position. Walking every copy
+        # (validating each candidate value against its type) was a third of the valid batch's draw.
+        sites = find_sites(original, decl)
+        nodes = list(original.iter())
         mutants: list[Mutant] = []
         for kind in kinds:
-            copy = deepcopy(original)
-            sites = [s for s in find_sites(copy, decl) if s.kind == kind]
-            if sites:
-                mutants.append(replace(_apply(draw, draw(st.sampled_from(sites)), copy), original=original))
+            of_kind = [s for s in sites if s.kind == kind]
+            if of_kind:
+                site = draw(st.sampled_from(of_kind))
+                copy = deepcopy(original)
+                moved = replace(site, node=list(copy.iter())[nodes.index(site.node)])
+                mutants.append(replace(_apply(draw, moved, copy), original=original))
         return mutants
 
     return build()
