@@ -14,6 +14,7 @@ the description calls it or whatever path prefix the deployment has
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from functools import cache
 from typing import Any
@@ -25,7 +26,11 @@ from conformance.checks.address import hal, headers, identifiers
 from conformance.http.exchange import Exchange, from_schemathesis
 from conformance.openapi.operations import seed_operation
 from conformance.passive.rules import Context, ExchangeRule, exchange_rules
-from conformance.passive.traffic import address_exchange
+from conformance.passive.traffic import AddressExchange, address_exchange
+
+# The last answer adapted, per thread: schemathesis hands one answer to each check in turn
+# (some twenty), and adapting it for each was most of what judging a fuzzed answer cost.
+_adapted = threading.local()
 
 
 def _address_exchange(response: object, case: object) -> Exchange | None:
@@ -33,7 +38,26 @@ def _address_exchange(response: object, case: object) -> Exchange | None:
     operation = case.operation  # type: ignore[attr-defined]
     if seed_operation(operation.method, operation.path) is None:
         return None
-    return from_schemathesis(response)
+    last = getattr(_adapted, "last", None)
+    if last is not None and last[0] is response:
+        return last[1]
+    ex = from_schemathesis(response)  # an Exchange is immutable: every check may share it
+    _adapted.last = (response, ex)
+    return ex
+
+
+def _traffic_item(response: object, case: object) -> AddressExchange | None:
+    """The answer as the passive run holds an exchange, for the exchange rules: made once per
+    answer too."""
+    ex = _address_exchange(response, case)
+    if ex is None:
+        return None
+    last = getattr(_adapted, "item", None)
+    if last is not None and last[0] is ex:
+        return last[1]
+    item = address_exchange(ex, _base_url(ex, case))
+    _adapted.item = (ex, item)
+    return item
 
 
 def _relative(ex: Exchange, case: object) -> str:
@@ -50,8 +74,7 @@ def _base_url(ex: Exchange, case: object) -> str:
 
 def _rule_check(rule: ExchangeRule, context: Callable[[], Context]) -> Callable[[Any, Any, Any], None]:
     def judge(ctx, response, case) -> None:
-        ex = _address_exchange(response, case)
-        item = address_exchange(ex, _base_url(ex, case)) if ex is not None else None
+        item = _traffic_item(response, case)
         if item is not None and rule.applies(item, context()):
             rule.judge(item, context())
 
