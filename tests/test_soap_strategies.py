@@ -17,8 +17,10 @@ from conformance.soap.strategies import (
     MUTATION_KINDS,
     SchemaStrategies,
     envelopes_of,
+    find_sites,
     invalid_elements,
     load_xmlschema,
+    one_mutant_per_kind,
     strategies_for,
 )
 
@@ -76,6 +78,24 @@ def test_each_mutation_kind_is_invalid(kind: str) -> None:
 @given(invalid_elements(STRATEGIES, REQUEST, ("wrong_namespace",)))
 def test_wrong_namespace_changes_the_date_segment(mutant) -> None:
     assert "20080723" in mutant.detail
+
+
+@settings(PER_KIND, max_examples=10)
+@given(one_mutant_per_kind(STRATEGIES, REQUEST))
+def test_one_mutant_per_kind_breaks_its_own_copy_of_one_valid_request(mutants) -> None:
+    """The valid batch's mutants: the sites are found once, on the original, and each moves
+    to its kind's copy, so each mutant is invalid where its site says, the original stays valid
+    and unchanged, and no two share a node."""
+    original = mutants[0].original
+    offered = {site.kind for site in find_sites(original, STRATEGIES.declaration(REQUEST))}
+    assert [m.kind for m in mutants] == [k for k in MUTATION_KINDS if k in offered]
+    before = etree.tostring(original)
+    assert CONTRACT.schema_errors(original) == []
+    for mutant in mutants:
+        assert mutant.original is original and mutant.element is not original
+        assert CONTRACT.schema_errors(mutant.element), f"{mutant.detail} at {mutant.target} is still valid"
+    assert etree.tostring(original) == before
+    assert len({etree.tostring(m.element) for m in mutants}) == len(mutants)
 
 
 def test_unknown_mutation_kind_is_refused() -> None:
