@@ -30,13 +30,17 @@ class Headers:
 
     def __init__(self, items: list[tuple[str, str]] | None = None) -> None:
         self._items = list(items or [])
+        self._first: dict[str, str] | None = None  # lower-case name -> first value, made on first ask
 
     def get(self, name: str, default: str | None = None) -> str | None:
-        lname = name.lower()
-        for key, value in self._items:
-            if key.lower() == lname:
-                return value
-        return default
+        # Asked some 25 times per exchange of a run (every check, rule and layer): an index
+        # built once, rather than a walk over the headers with each name lowered every time.
+        if self._first is None:
+            first: dict[str, str] = {}
+            for key, value in self._items:
+                first.setdefault(key.lower(), value)
+            self._first = first
+        return self._first.get(name.lower(), default)
 
     def get_all(self, name: str) -> list[str]:
         lname = name.lower()
