@@ -55,6 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="fuzzing seed: a number, or 'random' for a new one (default: the profile's [fuzz] seed, "
                           "else derived from the profile's name and targets, the same every run; always reported)")
     run.add_argument("--max-examples", type=int, help="fuzzing examples per operation (default: the profile's)")
+    run.add_argument("--fuzz-phases", metavar="PHASES",
+                     help="contract fuzzing's phases, comma-separated, of examples, coverage, fuzzing, stateful "
+                          "(default: the profile's [fuzz] phases, all four; the run's summary records them)")
     run.add_argument("--check", action="append", default=[], metavar="ID",
                      help="run only this check: an id, or a pattern like 'soap.request.*' (repeatable)")
     run.add_argument("--max-duration", type=_positive_seconds, metavar="SECONDS",
@@ -313,6 +316,8 @@ def build_pytest_args(args: argparse.Namespace, *, profile_ref: str, report_dir:
         out += ["--hypothesis-seed", str(args.seed)]
     if args.max_examples is not None:
         out += ["--fuzz-max-examples", str(args.max_examples)]
+    if getattr(args, "fuzz_phases", None) is not None:
+        out += ["--fuzz-phases", args.fuzz_phases]
     if args.max_duration is not None:
         out += ["--max-duration", str(args.max_duration)]
     for pattern in args.check:

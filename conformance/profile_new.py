@@ -161,6 +161,7 @@ negative = false                      # invalid input on purpose
 #                                     # example is kept and replayed first by later runs until it passes;
 #                                     # `conformance run --seed random` draws a new seed for one run
 # stateful_steps = 6
+# phases = ["examples", "coverage", "fuzzing", "stateful"]   # fewer: a quicker run that judges less (docs/cli.md)
 
 # The run's accepted deviations (README "Waivers"): [[waiver]] tables in a file, relative
 # to this profile; `conformance waive RUN_DIR` writes a first one from a run's failures.

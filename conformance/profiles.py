@@ -77,6 +77,10 @@ AUTH_CLIENTS = (
 )
 # How a client authenticates to the SOAP message service (the seed: "not shown").
 SOAP_AUTH_KINDS = ("none", "basic", "client_certificate")
+# Contract fuzzing's phases, as schemathesis names them: the description's examples, the
+# coverage cases (each parameter's boundary and invalid values, the same every run), the
+# generated cases (`max_examples` per operation) and the chains through the description's links.
+FUZZ_PHASES = ("examples", "coverage", "fuzzing", "stateful")
 SOAP_SECRETS = ("username", "password")  # HTTP basic
 # The time-out of the soap.response.answered_in_time probe against a mock (a real
 # environment's default is its timeout_s).
@@ -318,6 +322,7 @@ PROFILE_SCHEMA: dict[str, Any] = {
                 "max_examples": {"type": "integer", "minimum": 1},
                 "seed": {"type": "integer", "minimum": 0},
                 "stateful_steps": {"type": "integer", "minimum": 1},
+                "phases": {"type": "array", "items": {"enum": list(FUZZ_PHASES)}, "minItems": 1, "uniqueItems": True},
             },
         },
         # The run itself: the accepted deviations (a waivers file, relative to the profile), and
@@ -393,6 +398,7 @@ class FuzzSettings:
     max_examples: int = 25
     seed: int | None = None
     stateful_steps: int = 6
+    phases: tuple[str, ...] = FUZZ_PHASES
 
 
 @dataclass(frozen=True)
@@ -739,7 +745,9 @@ def _build(raw: dict[str, Any], path: Path) -> Profile:
             wsdl = str(wsdl_path)
         soap = _build_soap(svc, path, wsdl)
     auth = _build_auth(services["auth"], path) if "auth" in services else None
-    fuzz = raw.get("fuzz", {})
+    fuzz = dict(raw.get("fuzz", {}))
+    if "phases" in fuzz:  # in the order schemathesis runs them, whatever the order written
+        fuzz["phases"] = tuple(p for p in FUZZ_PHASES if p in fuzz["phases"])
     return Profile(
         name=raw["profile"]["name"],
         description=raw["profile"]["description"],

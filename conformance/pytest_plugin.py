@@ -77,8 +77,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="compare with this profile's environment (suites/compare; `conformance compare`)")
     group.addoption("--compare-requests", action="append", default=[], metavar="HAR",
                     help="a comparison also replays this HAR's GET requests (repeatable)")
-    group.addoption("--waivers", default=None, metavar="FILE",
-                    help="accepted deviations (default: the profile's [run] waivers; conformance/reporting/waivers.py)")
+    group.addoption("--waivers", default=None, metavar="FILE", help="accepted deviations (default: the profile's [run] waivers; conformance/reporting/waivers.py)")
+    group.addoption("--fuzz-phases", default=None, metavar="PHASES", help="contract fuzzing's phases, comma-separated: examples, coverage, fuzzing, stateful (default: from the profile, all four)")
     group.addoption("--require-coverage", action="store_true", default=False,
                     help="a MUST check not judged (missing material, budget, a safety switch) makes the run exit 4")
 

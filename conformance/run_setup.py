@@ -25,7 +25,7 @@ from conformance.http.redaction import Redactor
 from conformance.http.stops import Stopped
 from conformance.mocks import faults as fault_catalogue
 from conformance.paths import SUITES_DIR, reports_dir
-from conformance.profiles import Profile, read_secret
+from conformance.profiles import FUZZ_PHASES, Profile, read_secret
 from conformance.reporting.summary import Summary
 
 SERVICE_TITLES = {"address": "address API", "auth": "authorization server", "soap": "SOAP message service",
@@ -41,6 +41,7 @@ class RunState:
     report_dir: str
     seed: int
     max_examples: int = 25
+    fuzz_phases: list[str] = field(default_factory=lambda: list(FUZZ_PHASES))  # contract fuzzing's (profiles.py)
     urls: dict[str, str] = field(default_factory=dict)
     secrets: dict[str, str] = field(default_factory=dict)  # env var name -> value
     samples: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -126,6 +127,7 @@ def prepare_run(config: pytest.Config, profile: Profile, report_dir: Path, start
     state = RunState(
         profile_ref=str(profile.path), faults=sorted(fault_set.names), report_dir=str(report_dir), seed=seed,
         max_examples=config.getoption("fuzz_max_examples") or profile.fuzz.max_examples,
+        fuzz_phases=chosen_fuzz_phases(config.getoption("fuzz_phases"), profile),
         plain_http=consented, seed_source=seed_source,
         findings_db=str(findings_database_dir(profile, sorted(fault_set.names))),
     )
@@ -598,6 +600,19 @@ _DERIVED_KEYS = (b".secondary", b".pareto")  # Hypothesis's other corpora beside
 FINDINGS = FindingsDatabase()
 
 
+def chosen_fuzz_phases(option: str | None, profile: Profile) -> list[str]:
+    """Contract fuzzing's phases: --fuzz-phases (comma-separated), else the profile's [fuzz]
+    phases; in the order schemathesis runs them. A name it does not know is exit 2."""
+    if option is None:
+        return list(profile.fuzz.phases)
+    named = [name.strip() for name in option.split(",") if name.strip()]
+    unknown = [name for name in named if name not in FUZZ_PHASES]
+    if unknown or not named:
+        raise ConfigError(f"--fuzz-phases {option!r}: {'unknown phase ' + repr(unknown[0]) if unknown else 'no phase'}; "
+                          f"expected one or more of {', '.join(FUZZ_PHASES)}, comma-separated")
+    return [name for name in FUZZ_PHASES if name in named]
+
+
 def kept_findings(folder: Path) -> int:
     """The failing examples an environment's database holds now: what the next run replays."""
     from hypothesis.database import DirectoryBasedExampleDatabase
@@ -637,6 +652,7 @@ class RunRecord:
                     described.write_text(json.dumps(environment, indent=2) + "\n", encoding="utf-8")
             self._record = {
                 "seed_source": self.state.seed_source,
+                "fuzzing": {"max_examples": self.state.max_examples, "phases": self.state.fuzz_phases},
                 "replay": {"database": self.state.findings_db, "replayed": sum(by_test.values()),
                            "by_test": dict(sorted(by_test.items())),
                            "kept": kept_findings(Path(self.state.findings_db)) if self.state.findings_db else 0},
@@ -661,6 +677,10 @@ class RunRecord:
         terminalreporter.write_line(
             f"fuzzing seed {self.state.seed} ({how}); {replay['replayed']} saved failing example(s) of earlier runs "
             f"replayed first, {replay['kept']} kept for the next run ({replay['database']})")
+        left_out = [name for name in FUZZ_PHASES if name not in self.state.fuzz_phases]
+        if left_out:  # less was judged than a full run judges: said aloud, as summary.json records it
+            terminalreporter.write_line(f"contract fuzzing's phases: {', '.join(self.state.fuzz_phases)} "
+                                        f"({', '.join(left_out)} left out: --fuzz-phases or the profile's [fuzz] phases)")
 
 
 def record_probes(config: pytest.Config, profile: Profile, state: RunState, run: Any) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from conformance.checks.address import contract_pass, fixtures, paging
 from conformance.checks.address import general as g
-from conformance.errors import NotApplicable
+from conformance.errors import NotApplicable, NotJudged
 from conformance.http.fuzz_transport import BoundedForwarder, BoundedSession, send_explicit_examples_ahead
 from conformance.openapi import operations as ops
 from conformance.openapi.loader import load_schema
@@ -56,6 +56,7 @@ def address_schema(address_api, profile, conformance_state):
     # Headers set here are sent on every generated call, the stateful ones included.
     schema.config.update(base_url=address_api.base_url, headers=address_api.auth_headers())
     _seeded(schema, conformance_state.seed)
+    schema.config.phases.update(phases=conformance_state.fuzz_phases)  # --fuzz-phases, the profile's [fuzz] phases
     if not profile.safety.negative:  # no request designed to be refused: schemathesis's positive mode only
         from schemathesis import GenerationMode
 
@@ -151,11 +152,19 @@ def fuzz_session(address_api, conformance_state):
 
 
 @pytest.fixture
-def fuzz_can_send(address_api) -> None:
+def fuzz_can_send(request, address_api, conformance_state) -> None:
     """Every example a fuzzing test generates is a request: when the client would send none
     (the run's request budget spent, the run stopped, the address API's breaker tripped),
     the test is not judged or blocked before it starts, as its first request would have
-    made it, instead of hypothesis generating and shrinking examples that cannot be sent."""
+    made it, instead of hypothesis generating and shrinking examples that cannot be sent.
+    So is a test whose phases the run left out (--fuzz-phases): the stateful test (the one
+    that follows the description's links) needs `stateful`, every other one `coverage` or
+    `fuzzing` (the description's examples alone may have none for an operation: hypothesis
+    would skip its test, and a MUST check is never "skipped")."""
+    needs = ("stateful",) if "described_links" in request.fixturenames else ("coverage", "fuzzing")
+    if not set(needs) & set(conformance_state.fuzz_phases):
+        raise NotJudged("its fuzzing phases left out", f"--fuzz-phases {','.join(conformance_state.fuzz_phases)} "
+                        f"has none of {', '.join(needs)}")
     address_api.client.refusing()
 
 
