@@ -7,11 +7,13 @@ import ast
 import json
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
 from conformance.catalogue import registered_checks
 from conformance.checks.address import general as g
+from conformance.checks.address import hal, headers
 from conformance.checks.registry import Severity
 from conformance.findings import Blocked, Finding
 from conformance.http.exchange import Exchange, Headers
@@ -183,7 +185,29 @@ def test_paging_links_apply_rejects_wrong_links(page: int, last: int, links: dic
 
 def test_link_pages_needs_integer_page() -> None:
     body = {"_links": {"self": link("s"), "next": link(BASE + "/adressen?page=two")}}
-    assert "no integer page" in fails(g.link_pages, ex(200, body))
+    assert "no integer page" in fails(hal.link_pages, ex(200, body))
+    assert "no integer page" in fails(hal.paging_links_consistent, ex(200, body), page=1)  # a finding, not a crash
+
+
+# What int() and str.isdigit() would read, or raise on: a server's header byte 0xB2 arrives as
+# '\u00b2', which isdigit() accepts and int() refuses; int() takes '1_0' and '+5' as numbers.
+NOT_DECIMAL = ("\u00b2", "1_0", "+5", "\u0663", "5 5")
+
+
+@pytest.mark.parametrize("value", NOT_DECIMAL)
+def test_a_number_a_server_or_a_generated_request_writes_oddly_is_judged_not_crashed_on(value: str) -> None:
+    assert "not a non-negative integer" in fails(g.integer_header, ex(200, X_Pagination_Page=value), "X-Pagination-Page")
+    assert "not a non-negative integer" in fails(headers.pagination_headers, ex(
+        200, url=BASE + "/adressen/0363200000123456", X_Pagination_Page=value, X_Pagination_Limit="1"),
+        "/adressen/0363200000123456")
+    assert not g.window_reset_seen([rated(**{"RateLimit-Remaining": v}) for v in ("0", value)])
+    # a generated request's page that is no integer: the headers are judged as integers only
+    odd = ex(200, {}, url=BASE + "/adressen?page=" + quote(value) + "&pageSize=7",
+             X_Pagination_Page="3", X_Pagination_Limit="7")
+    headers.pagination_headers(odd, "/adressen")
+    assert "X-Pagination-Limit disagrees" in fails(headers.pagination_headers, ex(
+        200, {}, url=BASE + "/adressen?page=" + quote(value) + "&pageSize=7", X_Pagination_Page="3",
+        X_Pagination_Limit="8"), "/adressen")
 
 
 def test_last_page_consistent() -> None:

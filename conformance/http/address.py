@@ -11,7 +11,7 @@ import httpx
 from conformance.errors import NotJudged
 from conformance.findings import Blocked
 from conformance.http.client import ApiClient, Pacer, Recorder, ServiceBounds
-from conformance.http.exchange import Exchange, from_schemathesis
+from conformance.http.exchange import Exchange, decimal_integer, from_schemathesis
 from conformance.http.intent import Intent, Switches
 from conformance.http.redaction import Redactor
 from conformance.http.schedule import Schedule
@@ -251,7 +251,7 @@ class AddressApi:
         if not self._reserve:
             return
         remaining = response.headers.get(self.header("Registry-RateLimit-DayLimit-Remaining"))
-        if remaining and remaining.strip().isdigit() and int(remaining) <= self._reserve:
+        if (left := decimal_integer(remaining)) is not None and left <= self._reserve:
             self._pacer.quota_stop = (
                 f"daily quota reserve reached: {remaining} requests left, reserve is {self._reserve}"
             )

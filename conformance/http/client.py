@@ -29,7 +29,7 @@ from conformance.findings import Blocked
 from conformance.http import limits as bounds
 from conformance.http import origins
 from conformance.http.concurrency import Slots
-from conformance.http.exchange import Exchange, Headers
+from conformance.http.exchange import Exchange, Headers, decimal_integer
 from conformance.http.intent import NOTE, WHY, Intent, Switches
 from conformance.http.limits import DEFAULT_LIMITS, HttpViolation, Limits
 from conformance.http.redaction import Redactor
@@ -253,8 +253,8 @@ def retry_after_s(value: str | None) -> int | None:
     """Retry-After as seconds (RFC 9110 10.2.3: delay-seconds or an HTTP date)."""
     if not value:
         return None
-    if value.strip().isdigit():
-        return int(value.strip())
+    if (seconds := decimal_integer(value)) is not None:
+        return seconds
     from email.utils import parsedate_to_datetime
 
     try:

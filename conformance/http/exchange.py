@@ -10,6 +10,7 @@ Bodies are kept as bytes, bounded by MAX_BODY; JSON is parsed lazily and defensi
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -98,6 +99,17 @@ class Exchange:
     def summary(self) -> str:
         """One line for a failure reason: never carries secrets (the URL is redacted)."""
         return f"{self.method} {self.url} -> {self.status} {self.media_type or '-'}"
+
+
+_DECIMAL = re.compile(r"[0-9]{1,4000}")  # int() reads no more digits than 4,300
+
+
+def decimal_integer(text: str | None) -> int | None:
+    """A non-negative integer written in ASCII digits (a header value, a query parameter), else
+    None. Not int() or str.isdigit(): they also take '1_0', ' +5', '\u00b2' and other scripts'
+    digits (int() then raises on some of what isdigit() accepts), which a server or a
+    generated request may send."""
+    return int(text) if text is not None and _DECIMAL.fullmatch(text.strip(" \t")) else None
 
 
 def parse_json(body: bytes) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from conformance.checks.address import general as g
 from conformance.checks.registry import OBSERVATION, SHOULD, check
 from conformance.findings import expect
+from conformance.http.exchange import decimal_integer
 
 
 def _send(address_api, case: str, **extra):
@@ -39,7 +40,7 @@ def test_rate_limit_values(address_api, observe):
     ex = _ok(address_api)
     names = ("Registry-RateLimit-DayLimit", "RateLimit-Limit", "RateLimit-Reset")
     values = {name: g.header(ex, address_api.header(name)) for name in names}
-    observe({name: int(v) if v and v.isdigit() else v for name, v in values.items()})
+    observe({name: n if (n := decimal_integer(v)) is not None else v for name, v in values.items()})
 
 
 @check("address.headers.rate_limit_remaining_decreases", SHOULD, "RateLimit-Remaining decreases from one request to the next",

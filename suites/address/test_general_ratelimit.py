@@ -15,6 +15,7 @@ from conformance.checks.address.control import Req, control_served
 from conformance.checks.registry import MUST, OBSERVATION, check
 from conformance.errors import NotApplicable, NotJudged
 from conformance.findings import Finding
+from conformance.http.exchange import decimal_integer
 
 MIN_BOUND, MAX_BOUND = 50, 200
 
@@ -31,8 +32,8 @@ def _a_429(address_api):
     first = send()
     if first.status == 429:
         return first
-    limit = g.header(first, "RateLimit-Limit")
-    bound = min(max(MIN_BOUND, int(limit) + 5 if limit and limit.isdigit() else 0), MAX_BOUND)
+    limit = decimal_integer(g.header(first, "RateLimit-Limit"))
+    bound = min(max(MIN_BOUND, limit + 5 if limit is not None else 0), MAX_BOUND)
     sent = [first, *g.until(send, lambda ex: ex.status == 429, bound - 1)]
     if sent[-1].status == 429:
         return sent[-1]
@@ -107,12 +108,12 @@ def test_day_quota_exceeded(address_api, run_context):
 
     first = send()
     remaining = g.header(first, address_api.header("Registry-RateLimit-DayLimit-Remaining"))
-    known = remaining is not None and remaining.isdigit()
-    if first.status != 429 and known and int(remaining) > MAX_BOUND:
+    left = decimal_integer(remaining)
+    if first.status != 429 and left is not None and left > MAX_BOUND:
         raise NotJudged("no quota key with a small daily quota",
                         f"the quota key has {remaining} requests left today, too many to exhaust: name one "
                         "with a smaller quota (services.address.secrets.quota_api_key)")
-    bound = (int(remaining) if known else MIN_BOUND) + 5
+    bound = (left if left is not None else MIN_BOUND) + 5
     # The first answer is the walk's first; a window's 429 is waited out in real time, within
     # the run's wait budget (safety.max_wait_s): the window's length is the deployment's.
     pending = [first]

@@ -27,7 +27,7 @@ from conformance.checks.address.problem import problem_body
 from conformance.errors import NotJudged
 from conformance.findings import Blocked, Finding, expect, require
 from conformance.http.address import sample_cause
-from conformance.http.exchange import Exchange
+from conformance.http.exchange import Exchange, decimal_integer
 
 HeaderName = Callable[[str], str]
 
@@ -69,8 +69,10 @@ def has_accept_crs_header(ex: Exchange) -> None:
 
 def integer_header(ex: Exchange, name: str) -> int:
     value = has_header(ex, name)
-    expect(value.isdigit(), f"{name} is not a non-negative integer", actual=value)
-    return int(value)
+    number = decimal_integer(value)
+    expect(number is not None, f"{name} is not a non-negative integer", actual=value)
+    assert number is not None
+    return number
 
 
 def rate_limit_values(ex: Exchange, name: HeaderName = _same) -> dict[str, int]:
@@ -178,24 +180,10 @@ def collection_items(ex: Exchange) -> list[Any]:
     return arrays[0] if arrays else []
 
 
-def link_pages(ex: Exchange) -> dict[str, int]:
-    """Page number of each paging link present (a link without `page` is page 1)."""
-    data = hal.body(ex)
-    pages: dict[str, int] = {}
-    for rel in hal.PAGING_RELATIONS:
-        if rel in hal.links(data):
-            url = hal.href(data, rel)
-            try:
-                pages[rel] = hal.link_page(url or "")
-            except ValueError:
-                raise Finding(f"_links.{rel} has no integer page", actual=url) from None
-    return pages
-
-
 def paging_links_apply(ex: Exchange, *, page: int, last: int) -> None:
     """bag-api.md 4.1: first/previous from page 2 on; next/last before the last page; none
     of them on a single page; each pointing to the right page."""
-    pages = link_pages(ex)
+    pages = hal.link_pages(ex)
     want: dict[str, int] = {}
     if page > 1:
         want.update(first=1, previous=page - 1)
@@ -452,7 +440,7 @@ def follow_next(api: Any, first: Exchange, limit: int = 30) -> list[Exchange]:
 def window_reset_seen(exchanges: list[Exchange], name: str = "RateLimit-Remaining") -> bool:
     """True when RateLimit-Remaining went up between two consecutive responses (a new window)."""
     values = [header(ex, name) for ex in exchanges]
-    numbers = [int(v) if v is not None and v.isdigit() else None for v in values]
+    numbers = [decimal_integer(v) for v in values]
     return any(a is not None and b is not None and b > a for a, b in zip(numbers, numbers[1:], strict=False))
 
 

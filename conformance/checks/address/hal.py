@@ -7,7 +7,7 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urljoin, urlsplit
 
 from conformance.findings import Finding, expect
-from conformance.http.exchange import Exchange
+from conformance.http.exchange import Exchange, decimal_integer
 from conformance.http.origins import Base, within
 
 PAGING_RELATIONS = ("first", "previous", "next", "last")
@@ -69,8 +69,27 @@ def self_link_reflects_request(ex: Exchange, *, below_base: str | None = None) -
 
 
 def link_page(url: str) -> int:
+    """The page a paging link points to (none named: page 1); ValueError when its page is not
+    an integer."""
     query = dict(parse_qsl(urlsplit(url).query))
-    return int(query.get("page", "1"))
+    page = decimal_integer(query.get("page", "1"))
+    if page is None:
+        raise ValueError(f"page {query['page']!r} is not an integer")
+    return page
+
+
+def link_pages(ex: Exchange) -> dict[str, int]:
+    """Page number of each paging link present (a link without `page` is page 1)."""
+    data = body(ex)
+    pages: dict[str, int] = {}
+    for rel in PAGING_RELATIONS:
+        if rel in links(data):
+            url = href(data, rel)
+            try:
+                pages[rel] = link_page(url or "")
+            except ValueError:
+                raise Finding(f"_links.{rel} has no integer page", actual=url) from None
+    return pages
 
 
 def paging_links_consistent(ex: Exchange, *, page: int) -> None:
@@ -81,9 +100,7 @@ def paging_links_consistent(ex: Exchange, *, page: int) -> None:
     data = body(ex)
     if page > 1 and not any(isinstance(v, list) and v for v in (data.get("_embedded") or {}).values()):
         return
-    resource_links = links(data)
-    present = {rel: href(body(ex), rel) for rel in PAGING_RELATIONS if rel in resource_links}
-    pages = {rel: link_page(url) for rel, url in present.items() if url}
+    pages = link_pages(ex)
     if page == 1:
         expect("first" not in pages and "previous" not in pages,
                "page 1 carries first/previous links", actual=sorted(pages))

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from email.utils import parsedate_to_datetime
 
 from conformance.findings import expect
-from conformance.http.exchange import Exchange
+from conformance.http.exchange import Exchange, decimal_integer
 
 HAL_MEDIA_TYPE = "application/hal+json"
 CRS = "epsg:28992"
@@ -43,12 +43,17 @@ def has_api_version(ex: Exchange) -> None:
     expect(bool(value and value.strip()), "api-version header missing", actual=ex.summary())
 
 
-def has_pagination_headers(ex: Exchange, *, page: int, limit: int) -> None:
+def has_pagination_headers(ex: Exchange, *, page: int | None, limit: int | None) -> None:
+    """Both headers, each agreeing with the request; where the request's value is no integer
+    (a generated request the server answered anyway), an integer."""
     for name, expected in (("X-Pagination-Page", page), ("X-Pagination-Limit", limit)):
         value = ex.response_headers.get(name)
         expect(value is not None, f"{name} header missing", actual=ex.summary(), cause=header_cause(name))
-        expect(value.strip() == str(expected), f"{name} disagrees with the request",
-               expected=expected, actual=value)
+        if expected is None:
+            expect(decimal_integer(value) is not None, f"{name} is not a non-negative integer", actual=value)
+        else:
+            expect(value.strip() == str(expected), f"{name} disagrees with the request",
+                   expected=expected, actual=value)
 
 
 def pagination_headers(ex: Exchange, relative_path: str) -> None:
@@ -64,13 +69,14 @@ def pagination_headers(ex: Exchange, relative_path: str) -> None:
     for name in ("X-Pagination-Page", "X-Pagination-Limit"):
         value = ex.response_headers.get(name)
         expect(value is not None, f"{name} header missing", actual=ex.summary(), cause=header_cause(name))
-        expect(value.strip().isdigit(), f"{name} is not a non-negative integer", actual=value)
+        expect(decimal_integer(value) is not None, f"{name} is not a non-negative integer", actual=value)
 
 
-def requested_paging(ex: Exchange) -> tuple[int, int]:
-    """page and pageSize as requested, with the seed's defaults (1 and 20)."""
+def requested_paging(ex: Exchange) -> tuple[int | None, int | None]:
+    """page and pageSize as requested, with the seed's defaults (1 and 20); None for a value
+    that is no integer."""
     query = dict(ex.query)
-    return int(query.get("page", 1)), int(query.get("pageSize", 20))
+    return decimal_integer(query.get("page", "1")), decimal_integer(query.get("pageSize", "20"))
 
 
 def is_paginated_operation(relative_path: str) -> bool:
@@ -95,7 +101,7 @@ def has_rate_limit_headers(ex: Exchange, header: Callable[[str], str] = _same) -
         name = header(seed_name)
         value = ex.response_headers.get(name)
         expect(value is not None, f"{name} header missing", actual=ex.summary(), cause=header_cause(seed_name))
-        expect(value.strip().isdigit(), f"{name} is not a non-negative integer", actual=value)
+        expect(decimal_integer(value) is not None, f"{name} is not a non-negative integer", actual=value)
 
 
 def retry_after_is_http_date(ex: Exchange) -> None:
