@@ -30,7 +30,10 @@ SINGLE = {
 
 
 def _run(report: Path, *faults: str):
-    selection = WITH_FUZZING if faults == ("address.api_version_missing",) else SELECTION
+    # Fuzzing without its coverage phase (some 2,000 requests under this fault): every answer
+    # lacks api-version, so the first generated one fails each contract check.
+    selection = WITH_FUZZING + ["--fuzz-phases", "examples,fuzzing,stateful"] \
+        if faults == ("address.api_version_missing",) else SELECTION
     cmd = [*CLI, "run", "--suite", "address", "-n", "0", "--no-html", "--max-examples", "5", "--seed", "7",
            "--report-dir", str(report), *selection]
     for fault in faults:
