@@ -473,3 +473,12 @@ def test_an_address_only_profile_judges_only_the_address_api(tmp_path: Path) -> 
         1 for c in address if check_by_id(c).severity is Severity.MUST and got[c] != "not_applicable")
     assert "address API (recorded traffic)" in summary["verdict_line"], summary["verdict_line"]
     assert "authorization server" not in summary["verdict_line"] and "SOAP" not in summary["verdict_line"]
+
+
+def test_a_bbox_a_client_writes_as_nan_or_inf_is_no_number() -> None:
+    """float() reads 'nan' and 'inf'; a box of them has no area to compare, and broke no limit."""
+    from conformance.checks.client.requests import parameter_violations
+
+    assert parameter_violations([("bbox", "119400,480760,119700,480960")]) == []
+    for value in ("nan,0,1,1", "0,0,inf,1", "0,0,1", "0,0,1,x"):
+        assert parameter_violations([("bbox", value)]) == [f"bbox={value!r}: four comma-separated numbers"], value

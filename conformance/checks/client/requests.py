@@ -8,6 +8,7 @@ such requests (safety.negative), and marked as such in every mode (conformance/h
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping
 from datetime import date
@@ -57,6 +58,8 @@ def _bbox(value: str) -> list[str]:
     try:
         x1, y1, x2, y2 = (float(p) for p in parts)
     except ValueError:
+        return [f"bbox={value!r}: four comma-separated numbers"]
+    if not all(math.isfinite(v) for v in (x1, y1, x2, y2)):  # float() also reads 'nan' and 'inf'
         return [f"bbox={value!r}: four comma-separated numbers"]
     area = abs(x2 - x1) * abs(y2 - y1)
     return [f"bbox={value!r}: {area:.0f} m2, at most {BBOX_MAX_AREA_M2}"] if area > BBOX_MAX_AREA_M2 else []
