@@ -163,8 +163,8 @@ def fuzz_can_send(request, address_api, conformance_state) -> None:
     would skip its test, and a MUST check is never "skipped")."""
     needs = ("stateful",) if "described_links" in request.fixturenames else ("coverage", "fuzzing")
     if not set(needs) & set(conformance_state.fuzz_phases):
-        raise NotJudged("its fuzzing phases left out", f"--fuzz-phases {','.join(conformance_state.fuzz_phases)} "
-                        f"has none of {', '.join(needs)}")
+        raise NotJudged("its fuzzing phases left out", f"the run's phases, {', '.join(conformance_state.fuzz_phases)} "
+                        f"(--fuzz-phases or the profile's [fuzz] phases), have none of {', '.join(needs)}")
     address_api.client.refusing()
 
 
