@@ -325,6 +325,9 @@ def summary_of(profile: Profile, state: RunState) -> Summary:
     summary.sample_regressions = dict(state.sample_regressions)
     summary.unobserved = [SERVICE_TITLES.get(name, name) for name in state.unobserved]
     summary.plain_http = list(state.plain_http)
+    if not state.traffic:
+        summary.fuzzing = {"max_examples": state.max_examples, "phases": list(state.fuzz_phases),
+                           "left_out": [name for name in FUZZ_PHASES if name not in state.fuzz_phases]}
     return summary
 
 
@@ -652,7 +655,6 @@ class RunRecord:
                     described.write_text(json.dumps(environment, indent=2) + "\n", encoding="utf-8")
             self._record = {
                 "seed_source": self.state.seed_source,
-                "fuzzing": {"max_examples": self.state.max_examples, "phases": self.state.fuzz_phases},
                 "replay": {"database": self.state.findings_db, "replayed": sum(by_test.values()),
                            "by_test": dict(sorted(by_test.items())),
                            "kept": kept_findings(Path(self.state.findings_db)) if self.state.findings_db else 0},

@@ -142,3 +142,24 @@ def test_runs_of_one_seed_without_replay_carry_no_note(tmp_path: Path, capsys: p
     code, out = diff(capsys, old, new)
     assert code == 1 and not any("note:" in line for line in out)
     assert "seed 7 (the profile's [fuzz] seed); replayed no saved failing example" in out[0]
+
+
+def test_runs_of_other_fuzzing_phases_or_budgets_say_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A run without the coverage phase (--fuzz-phases) asked fewer questions than one with it."""
+    runs = {}
+    for name, phases, examples in (("old", ["examples", "coverage", "fuzzing", "stateful"], 25),
+                                   ("new", ["examples", "fuzzing", "stateful"], 25)):
+        folder = Path(fuzzed_run(tmp_path, name, 7, "derived", {}, entry("address.contract.zoek", "passed")))
+        data = json.loads((folder / "summary.json").read_text())
+        data["fuzzing"] = {"max_examples": examples, "phases": phases,
+                           "left_out": [p for p in ("examples", "coverage", "fuzzing", "stateful") if p not in phases]}
+        (folder / "summary.json").write_text(json.dumps(data))
+        runs[name] = str(folder)
+    (Path(runs["new"]) / "summary.json").write_text((Path(runs["new"]) / "summary.json").read_text().replace(
+        '"outcome": "passed"', '"outcome": "failed"'))
+    code, out = diff(capsys, runs["old"], runs["new"])
+    assert code == 1
+    assert out[1].endswith("; without the coverage phase(s))") and "without" not in out[0]
+    at = out.index("REGRESSED (pass -> fail): 1")
+    assert ("the runs fuzzed with different budgets (25 examples per operation, phases examples, coverage, "
+            "fuzzing, stateful -> 25 examples per operation, phases examples, fuzzing, stateful)") in out[at + 1]

@@ -42,8 +42,12 @@ def test_leaving_out_the_coverage_phase_sends_fewer_requests_and_says_so(tmp_pat
     code, console, fewer, sent = run(tmp_path / "fewer", "--fuzz-phases", "fuzzing,examples")
     assert code_all == code == 0, console_all[-2000:] + console[-2000:]
     assert outcomes(every) == outcomes(fewer) == {"address.contract.bevraagAdressen": "passed"}
-    assert every["fuzzing"] == {"max_examples": 3, "phases": ["examples", "coverage", "fuzzing", "stateful"]}
-    assert fewer["fuzzing"] == {"max_examples": 3, "phases": ["examples", "fuzzing"]}  # in the order they run
+    assert every["fuzzing"] == {"max_examples": 3, "phases": ["examples", "coverage", "fuzzing", "stateful"],
+                                "left_out": []}
+    assert fewer["fuzzing"] == {"max_examples": 3, "phases": ["examples", "fuzzing"],  # in the order they run
+                                "left_out": ["coverage", "stateful"]}
+    assert "contract fuzzing without its coverage, stateful phases" in fewer["verdict_line"]
+    assert "contract fuzzing without" not in every["verdict_line"]
     # the coverage cases (each parameter's boundary and invalid values) were most of the requests
     assert 0 < sent < sent_all / 3, (sent, sent_all)
     assert "coverage, stateful left out" in console and "left out" not in console_all

@@ -13,9 +13,10 @@ another too has regressed:
   (a waived case that fails again once its waiver expired is newly failing).
 
 The header gives each run's MUST coverage, and how each run fuzzed: its seed and how it was
-chosen, and the saved failing examples of earlier runs it replayed first (summary.json
-`seed_source`, `replay`). When the seeds differ, or either run replayed saved findings, the
-generated-request checks of the two runs were not asked the same questions: the REGRESSED,
+chosen, the saved failing examples of earlier runs it replayed first, and the phases it left
+out (summary.json `seed_source`, `replay`, `fuzzing`). When the seeds, the example budgets or
+the phases differ, or either run replayed saved findings, the generated-request checks of the
+two runs were not asked the same questions: the REGRESSED,
 NEWLY FAILING and FIXED sections say so, and each of their lines whose test replayed saved
 findings says how many.
 
@@ -157,8 +158,23 @@ def fuzzing(summary: dict[str, Any]) -> str:
         return "no fuzzing seed (judged recorded traffic)" if summary.get("traffic") else "no fuzzing seed recorded"
     source = _SEED_SOURCE.get(str(summary.get("seed_source")), "how it was chosen not recorded")
     replayed = _replayed(summary)
+    left_out = _fuzzed(summary)[2] if _fuzzed(summary) else ()
     return f"seed {seed} ({source}); " + (f"replayed {replayed} saved failing example(s) of earlier runs first"
-                                          if replayed else "replayed no saved failing example")
+                                          if replayed else "replayed no saved failing example") \
+        + (f"; without the {', '.join(left_out)} phase(s)" if left_out else "")
+
+
+def _fuzzed(summary: dict[str, Any]) -> tuple[Any, tuple[str, ...], tuple[str, ...]] | None:
+    """(max_examples, phases, phases left out) as summary.json's `fuzzing` records them."""
+    fuzzed = summary.get("fuzzing")
+    if not isinstance(fuzzed, dict):
+        return None
+    return fuzzed.get("max_examples"), tuple(map(str, fuzzed.get("phases") or ())), \
+        tuple(map(str, fuzzed.get("left_out") or ()))
+
+
+def _budget_words(fuzzed: tuple[Any, tuple[str, ...], tuple[str, ...]]) -> str:
+    return f"{fuzzed[0]} examples per operation, phases {', '.join(fuzzed[1]) or 'none'}"
 
 
 def _replayed(summary: dict[str, Any]) -> int:
@@ -178,6 +194,9 @@ def fuzzing_caveat(old: dict[str, Any], new: dict[str, Any]) -> str:
     parts = []
     if old.get("seed") is not None and new.get("seed") is not None and old.get("seed") != new.get("seed"):
         parts.append(f"the runs fuzzed with different seeds ({old.get('seed')} -> {new.get('seed')})")
+    before, after = _fuzzed(old), _fuzzed(new)
+    if before and after and before[:2] != after[:2]:
+        parts.append(f"the runs fuzzed with different budgets ({_budget_words(before)} -> {_budget_words(after)})")
     replayed = [f"the {name} run replayed {n} saved failing example(s) first"
                 for name, n in (("old", _replayed(old)), ("new", _replayed(new))) if n]
     parts += replayed

@@ -101,6 +101,8 @@ class Summary:
     require_coverage: bool = False
     # Services whose secrets went over plain http to another host, as the profile allowed.
     plain_http: list[str] = field(default_factory=list)
+    # Contract fuzzing's example budget and phases (`max_examples`, `phases`, `left_out`: --fuzz-phases).
+    fuzzing: dict[str, Any] = field(default_factory=dict)
     _places: dict[tuple[str, str], int] = field(default_factory=dict, repr=False, compare=False)
 
     def add(self, entry: Entry) -> None:
@@ -296,6 +298,7 @@ class Summary:
             "sample_regressions": self.sample_regressions,
             "unobserved": self.unobserved,
             "plain_http": self.plain_http,
+            **({"fuzzing": self.fuzzing} if self.fuzzing else {}),
             "waivers": self.waivers,
             "stops": self.stops(),
             "require_coverage": self.require_coverage,
@@ -460,6 +463,9 @@ def verdict_line(summary: dict[str, Any]) -> str:
     verdict = verdict_words(summary).upper()
     cov = coverage.of_summary(summary)
     stop = f"; stopped: {cov['budget_stop']}" if cov.get("budget_stop") else ""
+    left_out = (summary.get("fuzzing") or {}).get("left_out") or []
+    if left_out and "address" in (summary.get("targets") or {}):  # judged less than a full run: said here too
+        stop += f"; contract fuzzing without its {', '.join(left_out)} phase{'s' if len(left_out) > 1 else ''}"
     where = targets_words(summary)
     return (f"verdict: {verdict}{' — ' + where if where else ''} (profile {summary.get('profile', '?')}): "
             f"{verdict_reason_words(summary)}{stop} (exit {summary.get('exit_code', '?')})")
