@@ -161,7 +161,7 @@ def fuzzing(summary: dict[str, Any]) -> str:
     left_out = _fuzzed(summary)[2] if _fuzzed(summary) else ()
     return f"seed {seed} ({source}); " + (f"replayed {replayed} saved failing example(s) of earlier runs first"
                                           if replayed else "replayed no saved failing example") \
-        + (f"; without the {', '.join(left_out)} phase(s)" if left_out else "")
+        + (f"; without the {', '.join(left_out)} phase{'s' if len(left_out) > 1 else ''}" if left_out else "")
 
 
 def _fuzzed(summary: dict[str, Any]) -> tuple[Any, tuple[str, ...], tuple[str, ...]] | None:
