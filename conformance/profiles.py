@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,6 +81,12 @@ SOAP_AUTH_KINDS = ("none", "basic", "client_certificate")
 # coverage cases (each parameter's boundary and invalid values, the same every run), the
 # generated cases (`max_examples` per operation) and the chains through the description's links.
 FUZZ_PHASES = ("examples", "coverage", "fuzzing", "stateful")
+
+
+def fuzz_phases_in_order(names: Iterable[str]) -> tuple[str, ...]:
+    """The named phases in the order schemathesis runs them, whatever the order written."""
+    named = set(names)
+    return tuple(phase for phase in FUZZ_PHASES if phase in named)
 SOAP_SECRETS = ("username", "password")  # HTTP basic
 # The time-out of the soap.response.answered_in_time probe against a mock (a real
 # environment's default is its timeout_s).
@@ -746,8 +752,8 @@ def _build(raw: dict[str, Any], path: Path) -> Profile:
         soap = _build_soap(svc, path, wsdl)
     auth = _build_auth(services["auth"], path) if "auth" in services else None
     fuzz = dict(raw.get("fuzz", {}))
-    if "phases" in fuzz:  # in the order schemathesis runs them, whatever the order written
-        fuzz["phases"] = tuple(p for p in FUZZ_PHASES if p in fuzz["phases"])
+    if "phases" in fuzz:
+        fuzz["phases"] = fuzz_phases_in_order(fuzz["phases"])
     return Profile(
         name=raw["profile"]["name"],
         description=raw["profile"]["description"],

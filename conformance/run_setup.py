@@ -25,7 +25,7 @@ from conformance.http.redaction import Redactor
 from conformance.http.stops import Stopped
 from conformance.mocks import faults as fault_catalogue
 from conformance.paths import SUITES_DIR, reports_dir
-from conformance.profiles import FUZZ_PHASES, Profile, read_secret
+from conformance.profiles import FUZZ_PHASES, Profile, fuzz_phases_in_order, read_secret
 from conformance.reporting.summary import Summary
 
 SERVICE_TITLES = {"address": "address API", "auth": "authorization server", "soap": "SOAP message service",
@@ -613,7 +613,7 @@ def chosen_fuzz_phases(option: str | None, profile: Profile) -> list[str]:
     if unknown or not named:
         raise ConfigError(f"--fuzz-phases {option!r}: {'unknown phase ' + repr(unknown[0]) if unknown else 'no phase'}; "
                           f"expected one or more of {', '.join(FUZZ_PHASES)}, comma-separated")
-    return [name for name in FUZZ_PHASES if name in named]
+    return list(fuzz_phases_in_order(named))
 
 
 def kept_findings(folder: Path) -> int:
