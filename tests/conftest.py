@@ -31,10 +31,10 @@ third of them and ends with light tests, the ones that get stolen.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 import pytest
+from session_files import in_memory_root
 from xdist_shares import dealt
 
 
@@ -115,37 +115,19 @@ def pytest_configure(config: pytest.Config) -> None:
         compileall.compile_dir(CHECKOUT / folder, quiet=2)
 
 
-# The session's files -- tmp_path, and whatever the runs the tests start write (reports,
-# allure-results, attachments, captures) -- go to memory where the machine has a tmpfs and
-# TMPDIR is not set: about 150,000 files and 1.7 GB in one session, where creating a file
-# took 0.98 ms on the disk of this project's machines and 0.04 ms in /dev/shm (an address run
-# attaches every exchange it makes: a tenth of its time went to creating files). The folder
-# is removed when the session passes; after a failure it is kept, and named, for a look.
-SESSION_ROOT = pytest.StashKey[str]()
-MEMORY = Path("/dev/shm")
-NEEDED_BYTES = 6 * 2**30  # a session's files, with room to spare
-
-
-def in_memory_root() -> str | None:
-    import shutil
-    import tempfile
-
-    if os.environ.get("TMPDIR") or not MEMORY.is_dir() or not os.access(MEMORY, os.W_OK):
-        return None
-    if shutil.disk_usage(MEMORY).free < NEEDED_BYTES:
-        return None
-    return tempfile.mkdtemp(prefix="registry-conformance-tests-", dir=MEMORY)
+SESSION_ROOT = pytest.StashKey[str]()  # tests/session_files.py says why, and where
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     root = session.config.stash.get(SESSION_ROOT, None)
     if root is None:
         return
-    if exitstatus == 0:
+    if exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
         import shutil
 
         shutil.rmtree(root, ignore_errors=True)
     else:
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None:
-            reporter.write_line(f"the session's files are kept in {root} (in memory; remove it when done)")
+            reporter.write_line(f"the session's files are kept in {root} (in memory, until a later "
+                                "session fails; remove it when done)")
