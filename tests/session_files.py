@@ -1,4 +1,5 @@
-"""Where a test session's files go (tests/conftest.py makes the folder and removes it)."""
+"""Where a test session's files go: a folder in memory (tests/conftest.py asks for it as the session
+starts, and removes it when the session passes or collected nothing)."""
 
 from __future__ import annotations
 
