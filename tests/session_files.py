@@ -35,24 +35,33 @@ def in_memory_root() -> str | None:
 
 
 def sweep_ended_sessions(memory: Path, keep: int = 1) -> list[Path]:
-    """Remove the folders of ended sessions but the newest `keep`; what was removed."""
+    """Remove the folders of ended sessions but the newest `keep`; what was removed. Another
+    session may sweep at the same time: a folder gone meanwhile is passed over."""
     import shutil
 
-    ended = [folder for folder in memory.glob(PREFIX + "*") if folder.is_dir() and not _owner_runs(folder)]
-    ended.sort(key=lambda folder: folder.stat().st_mtime, reverse=True)
-    for folder in ended[keep:]:
+    ended = []
+    for folder in memory.glob(PREFIX + "*"):
+        try:
+            changed = folder.stat().st_mtime
+            if folder.is_dir() and not _owner_runs(folder, changed):
+                ended.append((changed, folder))
+        except OSError:  # removed by another session's sweep
+            continue
+    ended.sort(reverse=True)
+    removed = [folder for _, folder in ended[keep:]]
+    for folder in removed:
         shutil.rmtree(folder, ignore_errors=True)
-    return ended[keep:]
+    return removed
 
 
-def _owner_runs(folder: Path) -> bool:
+def _owner_runs(folder: Path, changed: float) -> bool:
     import time
 
     try:
         pid = int((folder / OWNER).read_text(encoding="ascii"))
     except FileNotFoundError:  # a session's first instant, or one of a checkout from before pid
-        return time.time() - folder.stat().st_mtime < 6 * 3600  # files, perhaps still running
-    except (OSError, ValueError):
+        return time.time() - changed < 6 * 3600  # files, perhaps still running
+    except ValueError:
         return False
     try:
         os.kill(pid, 0)

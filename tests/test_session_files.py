@@ -45,3 +45,25 @@ def test_ended_sessions_but_the_newest_are_removed_and_running_ones_kept(tmp_pat
     assert not older_ended.exists() and not before_pid_files.exists()
     assert running.is_dir() and newest_ended.is_dir() and just_made.is_dir() and other.is_dir()
     assert sweep_ended_sessions(tmp_path) == []  # the newest ended one stays for a look
+
+
+def test_a_folder_another_session_sweeps_meanwhile_is_passed_over(tmp_path: Path, monkeypatch) -> None:
+    import shutil
+
+    import session_files
+
+    gone = _ended_pid()
+    first = _session(tmp_path, "first", gone, age_s=600)
+    second = _session(tmp_path, "second", gone, age_s=3600)
+    third = _session(tmp_path, "third", gone, age_s=7200)
+    asked = session_files._owner_runs
+
+    def another_sweep_meanwhile(folder: Path, changed: float) -> bool:
+        for other in (first, second, third):
+            if other != folder:
+                shutil.rmtree(other, ignore_errors=True)  # as a session starting beside this one does
+        return asked(folder, changed)
+
+    monkeypatch.setattr(session_files, "_owner_runs", another_sweep_meanwhile)
+    session_files.sweep_ended_sessions(tmp_path)  # raises nothing
+    assert len([f for f in (first, second, third) if f.exists()]) <= 1
