@@ -170,6 +170,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     profile = load_profile(args.profile)  # fail early with exit 2, before pytest starts
     selected_suites(args.suite, profile)
     fault_catalogue.resolve(args.mock_fault)
+    from conformance.worker_fork import preloaded_workers
+
+    with preloaded_workers(args.workers) as plugins:  # the workers' imports start now, on the other core
+        return _run(args, profile, plugins)
+
+
+def _run(args: argparse.Namespace, profile: Profile, plugins: list[object]) -> int:
     select_checks(args.check)  # an unknown check id: exit 2 before anything starts
     if args.mock_fault and not profile.uses_mock:
         raise ConfigError(f"--mock-fault needs a profile that starts mock servers; {profile.name} starts none")
@@ -197,7 +204,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if source:
         os.environ[SEED_SOURCE_ENV] = source
     try:
-        code = run_and_report(pytest_args, report_dir, html=not args.no_html)
+        code = run_and_report(pytest_args, report_dir, html=not args.no_html, plugins=plugins)
     finally:
         os.environ.pop(SEED_SOURCE_ENV, None)
         if before is not None:

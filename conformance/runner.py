@@ -7,6 +7,7 @@ arguments and call `run_and_report`; nothing here parses a command line.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 from conformance.errors import ExitCode
@@ -34,10 +35,11 @@ def with_defaults(pytest_args: list[str]) -> list[str]:
     return [*added, *pytest_args]
 
 
-def run_and_report(pytest_args: list[str], report_dir: Path, *, html: bool, traffic_shown: Path | None = None) -> int:
+def run_and_report(pytest_args: list[str], report_dir: Path, *, html: bool, traffic_shown: Path | None = None,
+                   plugins: Sequence[object] = ()) -> int:
     import pytest
 
-    code = map_pytest_exit(int(pytest.main(with_defaults(pytest_args))), report_dir / "summary.json")
+    code = map_pytest_exit(int(pytest.main(with_defaults(pytest_args), plugins=list(plugins))), report_dir / "summary.json")
     if traffic_shown is not None:  # the private capture judged is gone: the report names what stays
         from conformance.reporting.summary import name_traffic
 

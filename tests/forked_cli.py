@@ -20,7 +20,7 @@ interpreters with `subprocess`.
 `run` takes subprocess.run's arguments and starts anything but `python -m conformance.cli`
 with subprocess.run itself; `Forked` is the Popen of a forked command. Before the first
 fork the zygote also builds what every run builds the same way and keeps per process
-(`_build_shipped`, hypothesis's local constants).
+(`conformance.worker_fork.preload`, hypothesis's local constants).
 """
 
 from __future__ import annotations
@@ -207,68 +207,19 @@ PRELOAD = (
 
 def _preload() -> None:
     import importlib
-    import pkgutil
-    from importlib.metadata import entry_points
 
     import conformance.cli  # noqa: F401 - the command, the harness, pytest
-    from conformance.catalogue import load
-    from conformance.paths import CHECKOUT
+    from conformance.mocks.auth.tokens import signing_key
+    from conformance.worker_fork import preload
 
-    for plugin in entry_points(group="pytest11"):  # what pytest loads in each run
-        plugin.load()
-    load()  # every suite, to know the checks
     for name in PRELOAD:
         importlib.import_module(name)
-    if CHECKOUT is not None:  # the suites again, under the names pytest collects them by
-        sys.path.insert(0, str(CHECKOUT))
-        try:
-            suites = importlib.import_module("suites")
-            for info in pkgutil.walk_packages(suites.__path__, "suites."):
-                importlib.import_module(info.name)
-        finally:
-            sys.path.remove(str(CHECKOUT))
-    # Hypothesis draws constants from the local modules: found by reading every module not yet
-    # seen when a run first collects (about 0.2 s). Read here once, a fork reads only what it
-    # imports itself; the union is the same.
-    import warnings
-
-    from hypothesis.errors import HypothesisSideeffectWarning
-    from hypothesis.internal.conjecture.providers import _get_local_constants
-
-    with warnings.catch_warnings():  # "slow code in plugin": here, on purpose, once
-        warnings.simplefilter("ignore", HypothesisSideeffectWarning)
-        _get_local_constants()
-        _build_shipped()
+    preload()  # what a run's workers preload: the suites, hypothesis's constants, the shipped files
+    signing_key()  # the auth mock's, one per process
     import gc
 
     gc.collect()
     gc.freeze()  # the forks' collections skip what was preloaded: no page copied to mark it
-
-
-def _build_shipped() -> None:
-    """What a run builds from the shipped files and keeps per process while the files are
-    unchanged (the OpenAPI description as the local-mock profile names it, the SOAP types
-    schema), and the auth mock's signing key: built once here, a fork's run against the local mocks finds it built. Where one
-    fails, each fork builds (and reports) it itself."""
-    import contextlib
-
-    from conformance.mocks.auth.tokens import signing_key
-    from conformance.openapi.loader import load_description
-    from conformance.paths import SHIPPED_PROFILES
-    from conformance.profiles import load_profile
-    from conformance.soap.loader import load_contract
-    from conformance.soap.strategies import strategies_for
-
-    with contextlib.suppress(Exception):
-        load_description(load_profile(str(SHIPPED_PROFILES / "local-mock.toml")).address)
-    with contextlib.suppress(Exception):
-        strategies_for(load_contract())
-    signing_key()  # the auth mock's, one per process
-    # schemathesis's invalid enum values, the same in every process (a search hypothesis
-    # gives up on, about 0.7 s): cached on first use, which is every fuzzing run's.
-    from schemathesis.specs.openapi.coverage._schema import _invalid_enum_candidates
-
-    _invalid_enum_candidates()
 
 
 def _child(request: dict[str, Any], wake: tuple[int, int]) -> None:

@@ -161,8 +161,9 @@ def test_an_installed_run_from_an_empty_directory_judges_and_reports_there(insta
     work = tmp_path / "empty"
     work.mkdir()
     # Fewer fuzzing examples than the profile's 25, and no coverage phase (some 1,000 requests):
-    # what is proven is where the run reads and writes, not how much it fuzzes.
-    result = subprocess.run([str(installed / "conformance"), "run", "-n", "0", "--max-examples", "3",
+    # what is proven is where the run reads and writes, not how much it fuzzes. Two workers:
+    # forked from the installed copy's preloaded process (conformance/worker_fork.py).
+    result = subprocess.run([str(installed / "conformance"), "run", "-n", "2", "--max-examples", "3",
                              "--fuzz-phases", "examples,fuzzing,stateful"],
                             capture_output=True, text=True,
                             cwd=work, env=_clean_env(tmp_path), timeout=900)

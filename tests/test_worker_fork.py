@@ -1,0 +1,78 @@
+"""A run's xdist workers are forks of a preloaded process (conformance/worker_fork.py): each is
+the interpreter execnet asked for, with the launcher's environment, working directory and
+pipes; a signal for the process group reaches the worker once; without the preloaded process a fresh
+interpreter starts instead. Whole runs with workers compare their verdicts with one-process
+runs in tests/test_concurrent_verdicts.py and tests/test_parallel_verdicts.py."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import execnet
+import pytest
+
+from conformance.worker_fork import Zygote
+
+ASK = """
+import os, signal, sys
+channel.send({"pid": os.getpid(), "ppid": os.getppid(), "cwd": os.getcwd(), "marker": os.environ.get("FORK_MARKER"),
+              "preloaded": "conformance.pytest_plugin" in sys.modules, "argv": sys.argv,
+              "ctrl_c": signal.getsignal(signal.SIGINT) is signal.default_int_handler})
+"""
+
+
+def _ask(spec: str, cwd: Path, marker: str, monkeypatch: pytest.MonkeyPatch) -> tuple[execnet.Gateway, dict]:
+    monkeypatch.chdir(cwd)
+    monkeypatch.setenv("FORK_MARKER", marker)
+    gateway = execnet.makegateway(spec)
+    return gateway, gateway.remote_exec(ASK).receive(timeout=60)
+
+
+def _gone(pid: int, within_s: float = 10.0) -> bool:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        with open(f"/proc/{pid}/stat") as stat:  # a zombie (not yet reaped) has ended too
+            if stat.read().rsplit(")", 1)[1].split()[0] == "Z":
+                return True
+        time.sleep(0.05)  # polling a process's end, not synchronising with it
+    return False
+
+
+def test_a_worker_is_a_fork_of_the_preloaded_process_until_it_has_gone(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    zygote = Zygote()
+    try:
+        gateway, seen = _ask(zygote.spec(), tmp_path, "first", monkeypatch)
+        launcher = gateway._io.popen.pid  # noqa: SLF001 - the process execnet started
+        assert seen["ppid"] == zygote.proc.pid and seen["pid"] != launcher
+        assert seen["preloaded"] and seen["cwd"] == str(tmp_path) and seen["marker"] == "first"
+        assert seen["argv"] == ["-c"] and seen["ctrl_c"]  # Ctrl-C interrupts it, as a fresh interpreter
+        gateway.exit()
+        assert _gone(seen["pid"]) and gateway._io.popen.wait(timeout=10) == 0  # noqa: SLF001
+
+        # Ctrl-C reaches every process of the group: the worker has its own, once; the launcher
+        # passes none on (a second SIGINT would interrupt the worker at once) and waits.
+        gateway, seen = _ask(zygote.spec(), tmp_path, "second", monkeypatch)
+        launcher = gateway._io.popen.pid  # noqa: SLF001
+        os.kill(launcher, signal.SIGINT)
+        assert gateway.remote_exec("channel.send(1)").receive(timeout=30) == 1  # the worker still answers
+        assert gateway._io.popen.poll() is None  # noqa: SLF001 - nor has the launcher gone
+        gateway.exit()
+        assert _gone(seen["pid"]) and gateway._io.popen.wait(timeout=10) == 0  # noqa: SLF001
+    finally:
+        zygote.close()
+    assert not Path(zygote.folder).exists()
+    # Without the preloaded process: the interpreter execnet asked for, started fresh.
+    gateway, seen = _ask(zygote.spec(), tmp_path, "third", monkeypatch)
+    try:
+        assert seen["pid"] == gateway._io.popen.pid and not seen["preloaded"]  # noqa: SLF001
+        assert seen["cwd"] == str(tmp_path) and seen["marker"] == "third" and seen["ctrl_c"]
+    finally:
+        gateway.exit()
