@@ -9,10 +9,10 @@ while the command itself loads the checks and starts pytest and the mocks, and t
 each worker xdist asks for. xdist starts a worker as `python -u -c BOOTSTRAP` (execnet's popen gateway); here the
 "python" it starts is conformance/worker_launcher.py, which hands its stdin, stdout, stderr,
 environment and working directory over a Unix socket, and the fork becomes that interpreter:
-the same bootstrap, read from the same pipe. Where the preloaded process is gone (every
-worker started; a crashed worker restarted), the launcher starts a fresh interpreter: never
-a worker less. Gateways a user names (`--tx`) are left as they are, and so is a session
-started by `pytest` itself.
+the same bootstrap, read from the same pipe. Where the preloaded process is gone (it ends
+with the run, or failed), the launcher starts a fresh interpreter: never a worker less.
+Gateways a user names (`--tx`) are left as they are, and so is a session started by
+`pytest` itself.
 """
 
 from __future__ import annotations
@@ -65,22 +65,18 @@ class Zygote:
 
 class ForkedWorkers:
     """A pytest plugin object for one session (`pytest.main(plugins=[...])`): its popen workers
-    are forks of the preloaded process; once all have started, that process exits."""
+    are forks of the preloaded process, which stays until the run ends, so that the workers
+    remain the run's descendants (a process tree's memory is sampled, a restarted worker is
+    forked too) and are reaped as they end."""
 
     def __init__(self, zygote: Zygote) -> None:
-        self.zygote, self.left = zygote, 0
+        self.zygote = zygote
 
     @pytest.hookimpl(trylast=True)  # after xdist has made its specs of -n
     def pytest_configure(self, config: pytest.Config) -> None:
         specs = getattr(config.option, "tx", None) or []
         if specs and all(spec == "popen" for spec in specs) and not hasattr(config, "workerinput"):
             config.option.tx = [self.zygote.spec()] * len(specs)  # gateways the user chose stay theirs
-            self.left = len(specs)
-
-    def pytest_testnodeready(self, node: Any) -> None:
-        self.left -= 1
-        if self.left == 0:  # its memory is the workers' to use now
-            self.zygote.close()
 
 
 @contextlib.contextmanager

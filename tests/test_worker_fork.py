@@ -6,13 +6,16 @@ runs in tests/test_concurrent_verdicts.py and tests/test_parallel_verdicts.py.""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import time
 from pathlib import Path
 
 import execnet
+import forked_cli
 import pytest
+from process_peak import _children
 
 from conformance.worker_fork import Zygote
 
@@ -76,3 +79,30 @@ def test_a_worker_is_a_fork_of_the_preloaded_process_until_it_has_gone(tmp_path:
         assert seen["cwd"] == str(tmp_path) and seen["marker"] == "third" and seen["ctrl_c"]
     finally:
         gateway.exit()
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def test_a_runs_workers_are_forks_of_its_preloaded_process(tmp_path: Path) -> None:
+    """`conformance run -n 2`: while it runs, its preloaded process (a child of the command) has
+    the workers as its children; the run judges as one with fresh workers would."""
+    report = tmp_path / "run"
+    proc = forked_cli.Forked([*forked_cli.CLI, "run", "--suite", "soap", "-n", "2", "--no-html", "--report-dir",
+                              str(report), "--check", "soap.request.doctype_rejected",
+                              "--check", "soap.request.non_xml_rejected"],
+                             stdout=tmp_path / "out.txt", stderr=tmp_path / "out.txt", cwd=str(tmp_path))
+    forks: set[int] = set()
+    while proc.poll() is None:
+        for zygote in (pid for pid in _children(proc.pid) if "conformance.worker_fork" in _cmdline(pid)):
+            forks.update(pid for pid in _children(zygote) if "conformance.worker_fork" in _cmdline(pid))
+        time.sleep(0.05)  # sampling the process tree while the run goes, not synchronising with it
+    assert proc.returncode == 0, (tmp_path / "out.txt").read_text()[-3000:]
+    assert len(forks) == 2, forks  # the forks keep the zygote's command line
+    summary = json.loads((report / "summary.json").read_text())
+    assert {e["check"]: e["outcome"] for e in summary["checks"]} == {
+        "soap.request.doctype_rejected": "passed", "soap.request.non_xml_rejected": "passed"}
