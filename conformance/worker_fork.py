@@ -43,11 +43,15 @@ class Zygote:
         self.folder = tempfile.mkdtemp(prefix="conformance-workers-", dir="/tmp" if os.path.isdir("/tmp") else None)
         self.address = os.path.join(self.folder, "fork.sock")
         # Listening before the process starts: a launcher that comes early waits in the queue.
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
-            listener.bind(self.address)
-            listener.listen(64)
-            self.proc = subprocess.Popen([sys.executable, "-m", "conformance.worker_fork", str(listener.fileno())],
-                                         stdin=subprocess.PIPE, pass_fds=[listener.fileno()])
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
+                listener.bind(self.address)
+                listener.listen(64)
+                self.proc = subprocess.Popen([sys.executable, "-m", "conformance.worker_fork",
+                                              str(listener.fileno())], stdin=subprocess.PIPE, pass_fds=[listener.fileno()])
+        except OSError:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            raise
 
     def spec(self) -> str:
         """An execnet popen spec whose interpreter is the launcher."""
@@ -98,7 +102,7 @@ def preloaded_workers(workers: str) -> Iterator[list[Any]]:
         zygote.close()
 
 
-# --- the preloaded process: `python -m conformance.worker_fork SOCKET` -----------------------
+# --- the preloaded process: `python -m conformance.worker_fork FD` (a listening Unix socket) ---
 
 
 def preload() -> None:
@@ -174,6 +178,7 @@ def _become_worker(request: dict[str, Any], fds: list[int]) -> None:
         os.dup2(fd, target)
         os.close(fd)
     ended = fds[3]
+    os.set_inheritable(ended, False)  # held by the worker alone: its end is the launcher's EOF
     os.environ.clear()
     os.environ.update(request["env"])
     os.chdir(request["cwd"])
