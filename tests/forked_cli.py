@@ -20,7 +20,8 @@ interpreters with `subprocess`.
 `run` takes subprocess.run's arguments and starts anything but `python -m conformance.cli`
 with subprocess.run itself; `Forked` is the Popen of a forked command. Before the first
 fork the zygote also builds what every run builds the same way and keeps per process
-(`conformance.worker_fork.preload`, hypothesis's local constants).
+(`conformance.worker_fork.preload`, as a run's workers' preloaded process does: the suites,
+hypothesis's local constants, the shipped files; and the auth mock's signing key).
 """
 
 from __future__ import annotations
