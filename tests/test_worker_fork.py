@@ -1,7 +1,7 @@
 """A run's xdist workers are forks of a preloaded process (conformance/worker_fork.py): each is
 the interpreter execnet asked for, with the launcher's environment, working directory and
-pipes; a signal for the process group reaches the worker once; without the preloaded process a fresh
-interpreter starts instead. Whole runs with workers compare their verdicts with one-process
+pipes; a signal for the process group reaches the worker once; without the preloaded process
+a fresh interpreter starts instead. Whole runs with workers compare their verdicts with one-process
 runs in tests/test_concurrent_verdicts.py and tests/test_parallel_verdicts.py."""
 
 from __future__ import annotations
@@ -41,9 +41,12 @@ def _gone(pid: int, within_s: float = 10.0) -> bool:
             os.kill(pid, 0)
         except ProcessLookupError:
             return True
-        with open(f"/proc/{pid}/stat") as stat:  # a zombie (not yet reaped) has ended too
-            if stat.read().rsplit(")", 1)[1].split()[0] == "Z":
-                return True
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:  # gone since
+            return True
+        if state == "Z":  # a zombie (not yet reaped) has ended too
+            return True
         time.sleep(0.05)  # polling a process's end, not synchronising with it
     return False
 
