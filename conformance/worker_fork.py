@@ -79,7 +79,7 @@ class ForkedWorkers:
     @pytest.hookimpl(trylast=True)  # after xdist has made its specs of -n
     def pytest_configure(self, config: pytest.Config) -> None:
         specs = getattr(config.option, "tx", None) or []
-        if specs and all(spec == "popen" for spec in specs) and not hasattr(config, "workerinput"):
+        if specs and all(spec == "popen" for spec in specs):
             config.option.tx = [self.zygote.spec()] * len(specs)  # gateways the user chose stay theirs
 
 
