@@ -66,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--require-coverage", action="store_true",
                      help="a MUST check not judged (missing material, budget, a safety switch) makes the run exit 4")
     run.add_argument("-n", "--workers", default="auto", help="pytest-xdist workers: a number, 'auto' (the cores; against a slow deployment "
-                     "each runs its tests side by side), or 0 for serial (default: auto)")
+                     "each runs its tests side by side; one process when --check selects one check), or 0 for "
+                     "serial (default: auto)")
     run.add_argument("--no-html", action="store_true", help="do not render the Allure HTML report")
     run.add_argument("--waivers", metavar="FILE", help="accepted deviations (default: the profile's [run] waivers)")
     run.add_argument("pytest_args", nargs=argparse.REMAINDER, help="after --: passed to pytest")
@@ -170,6 +171,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     profile = load_profile(args.profile)  # fail early with exit 2, before pytest starts
     selected_suites(args.suite, profile)
     fault_catalogue.resolve(args.mock_fault)
+    if args.workers == "auto" and args.check and len(select_checks(args.check)) == 1:
+        # One check's tests: a second process would only import and collect the suites (about
+        # 2.7 CPU-seconds and most of a second); side by side against a slow service they still run.
+        args.workers = "0"
     from conformance.worker_fork import preloaded_workers
 
     with preloaded_workers(args.workers) as plugins:  # the workers' imports start now, on the other core

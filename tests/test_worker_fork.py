@@ -109,3 +109,23 @@ def test_a_runs_workers_are_forks_of_its_preloaded_process(tmp_path: Path) -> No
     summary = json.loads((report / "summary.json").read_text())
     assert {e["check"]: e["outcome"] for e in summary["checks"]} == {
         "soap.request.doctype_rejected": "passed", "soap.request.non_xml_rejected": "passed"}
+
+
+def test_a_run_of_one_check_keeps_to_one_process_and_of_two_forks_workers(tmp_path: Path) -> None:
+    """`conformance run --check ID` with the default workers (auto): one check's tests run in
+    the command's own process, and no preloaded process starts; two checks get the workers."""
+    ran_in: dict[int, set[int]] = {}
+    for checks in (["soap.request.doctype_rejected"], ["soap.request.doctype_rejected", "soap.request.non_xml_rejected"]):
+        report = tmp_path / f"run-{len(checks)}"
+        proc = forked_cli.Forked([*forked_cli.CLI, "run", "--suite", "soap", "--no-html", "--report-dir", str(report),
+                                  *(arg for check in checks for arg in ("--check", check))],
+                                 stdout=tmp_path / "out.txt", stderr=tmp_path / "out.txt", cwd=str(tmp_path))
+        assert proc.wait(timeout=300) == 0, (tmp_path / "out.txt").read_text()[-3000:]
+        threads = {label["value"] for result in (report / "allure-results").glob("*-result.json")
+                   for label in json.loads(result.read_text())["labels"] if label["name"] == "thread"}
+        ran_in[len(checks)] = {int(thread.split("-", 1)[0]) for thread in threads}
+        summary = json.loads((report / "summary.json").read_text())
+        assert {e["check"] for e in summary["checks"]} == set(checks)
+        if len(checks) == 1:
+            assert ran_in[1] == {proc.pid}, (ran_in, proc.pid)
+    assert proc.pid not in ran_in[2], ran_in  # in the workers
