@@ -104,6 +104,21 @@ def test_bootstrap_installs_the_lock_with_require_hashes() -> None:
     assert re.search(r'stamp=\.venv/\.installed-\$\(cat pyproject\.toml "\$LOCK" \| sha256sum', BOOTSTRAP)
 
 
+def test_the_virtualenvs_packages_are_byte_compiled() -> None:
+    """bootstrap installs the lock with --no-compile, then byte-compiles it on every core: a
+    package left uncompiled would be compiled again by every process the tests start (with
+    PYTHONDONTWRITEBYTECODE set, as on CI machines)."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    if Path(sys.prefix).resolve() != (ROOT / ".venv").resolve():
+        pytest.skip("not the virtualenv scripts/bootstrap makes (tox's pip compiles as it installs)")
+    for name in ("pip", "hypothesis", "schemathesis", "zeep", "lxml", "allure_commons", "httpx", "jwt"):
+        source = importlib.util.find_spec(name).origin
+        assert Path(importlib.util.cache_from_source(source)).is_file(), f"{name} is not byte-compiled"
+
+
 def test_tox_installs_the_lock_and_reuses_bootstraps_node_tools() -> None:
     tox = configparser.ConfigParser(interpolation=None)
     tox.read(ROOT / "tox.ini")
