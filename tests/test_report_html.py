@@ -159,6 +159,37 @@ def test_the_ring_and_the_gate_count_must_checks_as_the_verdict_does(tmp_path: P
     assert gate["MUST not judged/maxMustChecksNotJudged"]["success"] is True
 
 
+def test_every_attachment_is_embedded_as_written_and_a_missing_one_is_left_out(tmp_path: Path) -> None:
+    """allure_render.mjs reads the results' files whole, at once (Allure's own reader streams
+    them one after another): each attachment is embedded byte for byte, a result's JSON is
+    read as written, and an attachment whose file is gone is left out, the report rendered."""
+    require_allure()
+    run = make_run(tmp_path, "run", "2026-03-01T02:00:00+00:00")
+    results = run / "allure-results"
+    written: dict[str, bytes] = {}
+    for number, result_file in enumerate(sorted(results.glob("*-result.json"))):
+        result = json.loads(result_file.read_text())
+        names = []
+        for kind in ("kept", "gone"):
+            source = f"{uuid.uuid4()}-attachment.txt"
+            written[source] = f"{number} {kind} \u00e9 GET /adressen -> 200\n".encode() + bytes(range(256))
+            (results / source).write_bytes(written[source])
+            names.append({"name": f"{number:02d} {kind}", "source": source, "type": "text/plain"})
+        result["attachments"] = names
+        result_file.write_text(json.dumps(result))
+    gone = {source for source in written if "gone" in written[source].decode("latin-1")}
+    for source in gone:
+        (results / source).unlink()
+    index = render_allure_html(run)
+    assert index is not None
+    page = index.read_text(encoding="utf-8")
+    embedded = [base64.b64decode(blob) for blob in re.findall(r'd\("data/attachments/[^"]+","([A-Za-z0-9+/=]*)"\)', page)]
+    ours = [content for content in embedded if content in written.values()]  # beside them: the run's matrix
+    assert sorted(ours) == sorted(content for source, content in written.items() if source not in gone)
+    tests = [json.loads(base64.b64decode(blob)) for blob in re.findall(r'd\("data/test-results/[^"]+","([A-Za-z0-9+/=]*)"\)', page)]
+    assert sorted(t["name"] for t in tests) == sorted(test for test, _, _ in RESULTS)
+
+
 def test_the_report_opens_at_its_top(tmp_path: Path) -> None:
     """The scroll guard is in the rendered page, before Allure's own scripts
     (tests/test_report_first_screen.py proves in Chromium what it does)."""
