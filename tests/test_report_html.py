@@ -190,6 +190,18 @@ def test_every_attachment_is_embedded_as_written_and_a_missing_one_is_left_out(t
     assert sorted(t["name"] for t in tests) == sorted(test for test, _, _ in RESULTS)
 
 
+def test_the_locked_allure_has_the_reader_the_render_reads_whole() -> None:
+    """allure_render.mjs reads whole files only where Allure's reader is laid out as in the
+    lock (another Allure keeps its own, slower reading): with the locked one, it is."""
+    require_allure()
+    from conformance.paths import node_tools_dir
+
+    module = node_tools_dir() / "node_modules" / "@allurereport" / "reader-api" / "dist" / "index.js"
+    probe = (f"const m = await import({json.dumps(module.as_uri())}); "
+             "process.exit(typeof m.PathResultFile?.prototype?.asBuffer === 'function' ? 0 : 1);")
+    assert subprocess.run(["node", "--input-type=module", "-e", probe], timeout=60).returncode == 0
+
+
 def test_the_report_opens_at_its_top(tmp_path: Path) -> None:
     """The scroll guard is in the rendered page, before Allure's own scripts
     (tests/test_report_first_screen.py proves in Chromium what it does)."""

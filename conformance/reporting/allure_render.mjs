@@ -26,8 +26,8 @@ const allureModule = (...path) => pathToFileURL(join(toolsDir, "node_modules", "
 // an open, reads and a close, each a round trip to Node's thread pool with the process idle
 // in between (a full local-mock run: some 3,600 files; 1.4 s reading the results, about 2.5 s
 // embedding the attachments, half of it idle). The same bytes read at once, as the same
-// Buffer, string or JSON, with the same answer for a missing file (undefined).
-const { PathResultFile } = await import(allureModule("reader-api", "dist", "index.js"));
+// Buffer, string or JSON, with the same answer for a missing file (undefined). An Allure whose
+// reader is laid out otherwise keeps its own reading: slower, the same report.
 const whole = (path) => {
   try {
     return readFileSync(path);
@@ -36,11 +36,14 @@ const whole = (path) => {
     throw error;
   }
 };
-Object.assign(PathResultFile.prototype, {
-  async asBuffer() { return whole(this.path); },
-  async asUtf8String() { return whole(this.path)?.toString("utf-8"); },
-  async asJson() { const bytes = whole(this.path); return bytes === undefined ? undefined : JSON.parse(bytes.toString("utf-8")); },
-});
+const readerApi = await import(allureModule("reader-api", "dist", "index.js")).catch(() => ({}));
+if (typeof readerApi.PathResultFile?.prototype?.asBuffer === "function") {
+  Object.assign(readerApi.PathResultFile.prototype, {
+    async asBuffer() { return whole(this.path); },
+    async asUtf8String() { return whole(this.path)?.toString("utf-8"); },
+    async asJson() { const bytes = whole(this.path); return bytes === undefined ? undefined : JSON.parse(bytes.toString("utf-8")); },
+  });
+}
 
 const core = await import(allureModule("core", "dist", "index.js"));
 const config = await core.readConfig(dirname(configPath), configPath);
