@@ -113,7 +113,8 @@ def test_a_runs_workers_are_forks_of_its_preloaded_process(tmp_path: Path) -> No
 
 def test_a_run_of_one_check_keeps_to_one_process_and_of_two_forks_workers(tmp_path: Path) -> None:
     """`conformance run --check ID` with the default workers (auto): one check's tests run in
-    the command's own process, and no preloaded process starts; two checks get the workers."""
+    the command's own process (the Allure results' thread label names it); two checks' in the
+    workers."""
     ran_in: dict[int, set[int]] = {}
     for checks in (["soap.request.doctype_rejected"], ["soap.request.doctype_rejected", "soap.request.non_xml_rejected"]):
         report = tmp_path / f"run-{len(checks)}"
