@@ -202,7 +202,7 @@ PRELOAD = (
     "schemathesis.specs.openapi.negative", "schemathesis.specs.openapi.examples", "schemathesis.transport.requests",
     "schemathesis.generation.dictionaries", "schemathesis.pytest.xdist", "schemathesis.reporting.allure",
     "schemathesis.reporting.html.writer", "pyrate_limiter", "yaml", "xmlschema", "elementpath",
-    "zeep.wsdl.bindings", "zeep.wsdl.messages", "uvicorn", "uvicorn.protocols.http.h11_impl", "starlette.applications",
+    "zeep.wsdl.bindings", "zeep.wsdl.messages", "uvicorn", "uvicorn.protocols.http.httptools_impl", "uvloop", "starlette.applications",
 )
 
 
