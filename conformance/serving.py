@@ -57,11 +57,16 @@ class ServerThread:
         self._thread = threading.Thread(target=self._run, name=f"mock-{name}", daemon=True)
         self.name = name
         self.port = 0
+        self._error: Exception | None = None
 
     def _run(self) -> None:
-        # uvicorn exits (SystemExit) when it cannot bind; start() reports that as a HarnessError.
-        with contextlib.suppress(SystemExit):
-            self._server.run()
+        # uvicorn exits (SystemExit) when it cannot bind; start() reports that as a HarnessError,
+        # and any other failure to start (HTTP_PARSER or EVENT_LOOP not installed) with its reason.
+        try:
+            with contextlib.suppress(SystemExit):
+                self._server.run()
+        except Exception as exc:  # noqa: BLE001 - the thread's end: start() says why
+            self._error = exc
 
     def start(self, timeout_s: float = 15.0) -> int:
         self._thread.start()
@@ -75,6 +80,9 @@ class ServerThread:
         waiter.start()
         waiter.join(timeout_s)
         if not self._server.started:
+            if self._error is not None:
+                raise HarnessError(f"mock server {self.name} could not start: {self._error} "
+                                   "(scripts/bootstrap installs what it needs)")
             wanted = self._server.config.port
             why = f" (is port {wanted} of 127.0.0.1 in use?)" if wanted else ""
             raise HarnessError(f"mock server {self.name} did not start within {timeout_s} s{why}")

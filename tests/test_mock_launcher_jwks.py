@@ -76,3 +76,22 @@ def test_a_bad_port_in_a_profile_is_a_configuration_error(tmp_path: Path, capsys
     bad.write_text(text + "\n[services.auth.keys]\njwks_publish_port = 70000\n")
     assert main(["run", "--profile", str(bad), "--suite", "auth"]) == 2
     assert "jwks_publish_port" in capsys.readouterr().err
+
+
+def test_a_server_that_cannot_start_says_why(monkeypatch: pytest.MonkeyPatch,
+                                             capfd: pytest.CaptureFixture[str]) -> None:
+    """The mocks' HTTP parser missing (conformance/serving.py names it): the reason, at once,
+    not a thread's traceback and a wait for a server that will never listen."""
+    import time
+
+    import uvicorn.config
+    from starlette.applications import Starlette
+
+    from conformance.serving import HTTP_PARSER, ServerThread
+
+    monkeypatch.setitem(uvicorn.config.HTTP_PROTOCOLS, HTTP_PARSER, "no_such_http_parser:Protocol")
+    started = time.monotonic()
+    with pytest.raises(HarnessError, match=r'mock server address could not start: .*"no_such_http_parser"'):
+        ServerThread(Starlette(), "address").start()
+    assert time.monotonic() - started < 10
+    assert "Traceback" not in capfd.readouterr().err
