@@ -4,10 +4,10 @@ A fresh worker spent about 2.5 CPU-seconds before its first test, most of it imp
 pytest, schemathesis, hypothesis, zeep and the suites, and building what every process of a
 run builds the same way (the description, the SOAP types schema, hypothesis's constants).
 Now `conformance run` starts one process for that as soon as it knows the run has workers
-(`preloaded_workers`, from conformance/cli.py), which imports and builds on the second core
-while the command itself loads the checks and starts pytest and the mocks, and then forks
-each worker xdist asks for. xdist starts a worker as `python -u -c BOOTSTRAP` (execnet's popen gateway); here the
-"python" it starts is conformance/worker_launcher.py, which hands its stdin, stdout, stderr,
+(`preloaded_workers`, from conformance/cli.py): a fork of the command (`_start`), which imports
+and builds on the second core while the command itself loads the checks and starts pytest and
+the mocks, and then forks each worker xdist asks for. xdist starts a worker as `python -u -c
+BOOTSTRAP` (execnet's popen gateway); here the "python" it starts is conformance/worker_launcher.py, which hands its stdin, stdout, stderr,
 environment and working directory over a Unix socket, and the fork becomes that interpreter:
 the same bootstrap, read from the same pipe. Where the preloaded process is gone (it ends
 with the run, or failed), the launcher starts a fresh interpreter: never a worker less.
@@ -26,6 +26,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -47,8 +48,7 @@ class Zygote:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
                 listener.bind(self.address)
                 listener.listen(64)
-                self.proc = subprocess.Popen([sys.executable, "-m", "conformance.worker_fork",
-                                              str(listener.fileno())], stdin=subprocess.PIPE, pass_fds=[listener.fileno()])
+                self.proc = _start(listener.fileno())
         except OSError:
             shutil.rmtree(self.folder, ignore_errors=True)
             raise
@@ -65,6 +65,70 @@ class Zygote:
             self.proc.wait()
         self.proc.stdin.close()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _start(listening_fd: int) -> subprocess.Popen | _ForkOfCommand:
+    """The preloaded process: a fork of the command while it is the only thread, else a fresh
+    interpreter (another thread may hold a lock that a fork would keep locked forever). The fork
+    imports only what the command has not: none of it where the command is itself a fork of a
+    preloaded process, as the project's tests start their commands (tests/forked_cli.py), where a
+    run of the SOAP or the authorization suite with two workers took 4.4 to 5.9 CPU-seconds
+    rather than 8.5 to 9.9 with a fresh interpreter."""
+    if threading.active_count() > 1 or not hasattr(os, "fork"):
+        return subprocess.Popen([sys.executable, "-m", "conformance.worker_fork", str(listening_fd)],
+                                stdin=subprocess.PIPE, pass_fds=[listening_fd])
+    return _ForkOfCommand(listening_fd)
+
+
+class _ForkOfCommand:
+    """The Popen of the preloaded process forked from the command: its end of a pipe is what
+    its stdin is to a fresh interpreter (closed: the controller is done with it)."""
+
+    def __init__(self, listening_fd: int) -> None:
+        done_r, done_w = os.pipe()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self.pid = os.fork()
+        if self.pid == 0:
+            code = 1
+            try:
+                os.close(done_w)
+                import signal
+
+                for sig in (signal.SIGTERM, signal.SIGHUP):  # as a fresh interpreter has them
+                    signal.signal(sig, signal.SIG_DFL)
+                serve(listening_fd, done_r)
+                code = 0
+            except BaseException:  # noqa: BLE001 - what an uncaught exception does to an interpreter
+                import traceback
+
+                traceback.print_exc()
+            finally:
+                os._exit(code)  # never back into the command's code, nor its exit functions
+        os.close(done_r)
+        self.stdin = os.fdopen(done_w, "wb")
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        return self._reaped(os.WNOHANG)
+
+    def wait(self) -> int:
+        return self._reaped(0)
+
+    def _reaped(self, options: int) -> int | None:
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, options)
+            except ChildProcessError:  # reaped already (a handler of the command's own): ended
+                pid, status = self.pid, 0
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def kill(self) -> None:
+        import signal
+
+        os.kill(self.pid, signal.SIGKILL)
 
 
 class ForkedWorkers:
@@ -102,7 +166,7 @@ def preloaded_workers(workers: str) -> Iterator[list[Any]]:
         zygote.close()
 
 
-# --- the preloaded process: `python -m conformance.worker_fork FD` (a listening Unix socket) ---
+# --- the preloaded process: a fork of the command, or `python -m conformance.worker_fork FD` ---
 
 
 def preload() -> None:
@@ -205,7 +269,9 @@ def _become_worker(request: dict[str, Any], fds: list[int]) -> None:
     os._exit(code)
 
 
-def serve(listening_fd: int) -> None:
+def serve(listening_fd: int, done_fd: int = 0) -> None:
+    """Preload, then fork a worker for each launcher that connects, until `done_fd` (the
+    controller's pipe) ends."""
     import selectors
     import signal
 
@@ -221,18 +287,18 @@ def serve(listening_fd: int) -> None:
     signal.signal(signal.SIGCHLD, lambda *_: None)
     signal.set_wakeup_fd(wake_w)
     selector = selectors.DefaultSelector()
-    for fd in (0, wake_r, listener.fileno()):
+    for fd in (done_fd, wake_r, listener.fileno()):
         selector.register(fd, selectors.EVENT_READ)
     while True:
         for key, _ in selector.select():
-            if key.fd == 0:
-                if not os.read(0, 4096):
+            if key.fd == done_fd:
+                if not os.read(done_fd, 4096):
                     return  # the controller is done with it (or gone)
             elif key.fd == wake_r:
                 os.read(wake_r, 4096)
                 _reap()
             else:
-                _fork_one(listener, [selector, listener, wake_r, wake_w])
+                _fork_one(listener, [selector, listener, wake_r, wake_w, *([done_fd] if done_fd else [])])
 
 
 def _reap() -> None:

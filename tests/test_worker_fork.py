@@ -91,21 +91,42 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
+def _worker_pids(report: Path) -> set[int]:
+    """The processes a run's tests ran in: the Allure results' thread labels ("PID-...")."""
+    return {int(label["value"].split("-", 1)[0]) for result in (report / "allure-results").glob("*-result.json")
+            for label in json.loads(result.read_text())["labels"] if label["name"] == "thread"}
+
+
 def test_a_runs_workers_are_forks_of_its_preloaded_process(tmp_path: Path) -> None:
-    """`conformance run -n 2`: while it runs, its preloaded process (a child of the command) has
-    the workers as its children; the run judges as one with fresh workers would."""
+    """`conformance run -n 2`: the workers the tests ran in are children of one preloaded
+    process, itself a fork of the command (one thread when it starts it: the same command
+    line), neither of them a launcher; the run judges as one with fresh workers would."""
     report = tmp_path / "run"
     proc = forked_cli.Forked([*forked_cli.CLI, "run", "--suite", "soap", "-n", "2", "--no-html", "--report-dir",
                               str(report), "--check", "soap.request.doctype_rejected",
                               "--check", "soap.request.non_xml_rejected"],
                              stdout=tmp_path / "out.txt", stderr=tmp_path / "out.txt", cwd=str(tmp_path))
-    forks: set[int] = set()
+    parent_of: dict[int, int] = {}
+    launchers: set[int] = set()
+    command_line: dict[int, str] = {}
     while proc.poll() is None:
-        for zygote in (pid for pid in _children(proc.pid) if "conformance.worker_fork" in _cmdline(pid)):
-            forks.update(pid for pid in _children(zygote) if "conformance.worker_fork" in _cmdline(pid))
+        command_line.setdefault(proc.pid, _cmdline(proc.pid))
+        for child in _children(proc.pid):
+            parent_of[child] = proc.pid
+            command_line.setdefault(child, _cmdline(child))
+            if "worker_launcher.py" in command_line[child]:
+                launchers.add(child)
+            for grandchild in _children(child):
+                parent_of[grandchild] = child
         time.sleep(0.05)  # sampling the process tree while the run goes, not synchronising with it
     assert proc.returncode == 0, (tmp_path / "out.txt").read_text()[-3000:]
-    assert len(forks) == 2, forks  # the forks keep the zygote's command line
+    workers = _worker_pids(report)
+    assert len(workers) == 2 and not workers & launchers, (workers, launchers)
+    preloaded = {parent_of.get(worker) for worker in workers}
+    assert len(preloaded) == 1 and None not in preloaded, (workers, parent_of)
+    zygote = preloaded.pop()
+    assert parent_of.get(zygote) == proc.pid and zygote not in launchers, (zygote, parent_of)
+    assert command_line[zygote] == command_line[proc.pid], command_line  # a fork keeps the command line
     summary = json.loads((report / "summary.json").read_text())
     assert {e["check"]: e["outcome"] for e in summary["checks"]} == {
         "soap.request.doctype_rejected": "passed", "soap.request.non_xml_rejected": "passed"}
@@ -122,9 +143,7 @@ def test_a_run_of_one_check_keeps_to_one_process_and_of_two_forks_workers(tmp_pa
                                   *(arg for check in checks for arg in ("--check", check))],
                                  stdout=tmp_path / "out.txt", stderr=tmp_path / "out.txt", cwd=str(tmp_path))
         assert proc.wait(timeout=300) == 0, (tmp_path / "out.txt").read_text()[-3000:]
-        threads = {label["value"] for result in (report / "allure-results").glob("*-result.json")
-                   for label in json.loads(result.read_text())["labels"] if label["name"] == "thread"}
-        ran_in[len(checks)] = {int(thread.split("-", 1)[0]) for thread in threads}
+        ran_in[len(checks)] = _worker_pids(report)
         summary = json.loads((report / "summary.json").read_text())
         assert {e["check"] for e in summary["checks"]} == set(checks)
         if len(checks) == 1:
