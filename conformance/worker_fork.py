@@ -104,6 +104,9 @@ class _ForkOfCommand:
 
                 traceback.print_exc()
             finally:
+                with contextlib.suppress(Exception):  # what an interpreter's exit flushes
+                    sys.stdout.flush()
+                    sys.stderr.flush()
                 os._exit(code)  # never back into the command's code, nor its exit functions
         os.close(done_r)
         self.stdin = os.fdopen(done_w, "wb")
