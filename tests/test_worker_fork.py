@@ -110,14 +110,15 @@ def test_a_runs_workers_are_forks_of_its_preloaded_process(tmp_path: Path) -> No
     launchers: set[int] = set()
     command_line: dict[int, str] = {}
     while proc.poll() is None:
-        command_line.setdefault(proc.pid, _cmdline(proc.pid))
-        for child in _children(proc.pid):
-            parent_of[child] = proc.pid
-            command_line.setdefault(child, _cmdline(child))
-            if "worker_launcher.py" in command_line[child]:
-                launchers.add(child)
-            for grandchild in _children(child):
-                parent_of[grandchild] = child
+        for pid in (proc.pid, *_children(proc.pid)):
+            # The last one read: a process started with exec has its parent's until it has exec'd.
+            command_line[pid] = _cmdline(pid) or command_line.get(pid, "")
+            if pid != proc.pid:
+                parent_of[pid] = proc.pid
+                if "worker_launcher.py" in command_line[pid]:
+                    launchers.add(pid)
+                for grandchild in _children(pid):
+                    parent_of[grandchild] = pid
         time.sleep(0.05)  # sampling the process tree while the run goes, not synchronising with it
     assert proc.returncode == 0, (tmp_path / "out.txt").read_text()[-3000:]
     workers = _worker_pids(report)
