@@ -7,8 +7,9 @@ Now `conformance run` starts one process for that as soon as it knows the run ha
 (`preloaded_workers`, from conformance/cli.py): a fork of the command (`_start`), which imports
 and builds on the second core while the command itself loads the checks and starts pytest and
 the mocks, and then forks each worker xdist asks for. xdist starts a worker as `python -u -c
-BOOTSTRAP` (execnet's popen gateway); here the "python" it starts is conformance/worker_launcher.py, which hands its stdin, stdout, stderr,
-environment and working directory over a Unix socket, and the fork becomes that interpreter:
+BOOTSTRAP` (execnet's popen gateway); here the "python" it starts is
+conformance/worker_launcher.py, which hands its stdin, stdout, stderr, environment and working
+directory over a Unix socket, and the fork becomes that interpreter:
 the same bootstrap, read from the same pipe. Where the preloaded process is gone (it ends
 with the run, or failed), the launcher starts a fresh interpreter: never a worker less.
 Gateways a user names (`--tx`) are left as they are, and so is a session started by
