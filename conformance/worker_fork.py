@@ -130,9 +130,11 @@ class _ForkOfCommand:
         return self.returncode
 
     def kill(self) -> None:
+        """As Popen.kill: nothing once reaped (its pid may be another process's by then)."""
         import signal
 
-        os.kill(self.pid, signal.SIGKILL)
+        if self.returncode is None:
+            os.kill(self.pid, signal.SIGKILL)
 
 
 class ForkedWorkers:
