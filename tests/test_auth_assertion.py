@@ -70,6 +70,30 @@ def test_default_audience_needs_a_host(auth_url: str) -> None:
         rfc7523.default_audience(auth_url)
 
 
+# ------------------------------------------------------------------------- without_port_443
+@pytest.mark.parametrize(
+    "audience, shorter",
+    [
+        ("auth.example.nl:443/auth/oauth/v2/token", "auth.example.nl/auth/oauth/v2/token"),
+        ("https://auth.example.nl:443/auth/oauth/v2/token", "https://auth.example.nl/auth/oauth/v2/token"),
+        ("127.0.0.1:443", "127.0.0.1"),
+        ("[::1]:443/auth/oauth/v2/token", "[::1]/auth/oauth/v2/token"),
+        ("http://[::1]:443?x=1", "http://[::1]?x=1"),
+        # Another port that begins with 443 (an interop peer's ephemeral port once read as 443,
+        # the host left as 127.0.0.141), a port that ends with it, no port, 443 in the path or
+        # inside an IPv6 literal: none has a port 443 to leave out.
+        ("http://127.0.0.1:44341/token", None),
+        ("http://127.0.0.1:8443/token", None),
+        ("auth.example.nl/auth/oauth/v2/token", None),
+        ("https://auth.example.nl/x:443/token", None),
+        ("[2001:db8::443]/token", None),
+        ("[2001:db8::443]:444/token", None),
+    ],
+)
+def test_without_port_443_leaves_out_only_the_port(audience: str, shorter: str | None) -> None:
+    assert rfc7523.without_port_443(audience) == shorter
+
+
 def test_assertion_type_constant() -> None:
     assert rfc7523.ASSERTION_TYPE == "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 

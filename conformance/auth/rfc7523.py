@@ -14,6 +14,7 @@ import base64
 import hashlib
 import hmac
 import json
+import re
 import secrets
 from typing import Any
 from urllib.parse import urlsplit
@@ -39,6 +40,19 @@ def default_audience(auth_url: str) -> str:
     if ":" in host:  # an IPv6 literal keeps its brackets next to a port
         host = f"[{host}]"
     return f"{host}:443{TOKEN_PATH}"
+
+
+# An optional `scheme://`, then the host (a bracketed IPv6 literal or a name) and its port 443,
+# followed by the path, query, fragment or the end: ":443" only where it is the port, never the
+# start of another (`127.0.0.1:44341`) or part of an IPv6 literal.
+_PORT_443 = re.compile(r"^((?:[A-Za-z][A-Za-z0-9+.-]*://)?(?:\[[^\]/]*\]|[^/?#:\[\]]*)):443(?=[/?#]|$)")
+
+
+def without_port_443(audience: str) -> str | None:
+    """`audience` with its port 443 left out (`host:443/path` -> `host/path`), or None when its
+    authority names no port 443 (another port, or none)."""
+    shorter, count = _PORT_443.subn(r"\1", audience, count=1)
+    return shorter if count else None
 
 
 def new_jti() -> str:
